@@ -14,7 +14,7 @@ Moments follow by differentiation at ``t = 1``:
 
 >>> mean, var = moments_X(N=10, L=2, q=Rational(1, 4), direction="forward")
 >>> mean, var
-(109/9, 2800/81)
+(130/9, 1520/27)
 """
 
 from __future__ import annotations
