@@ -80,7 +80,10 @@ class Threshold:
                 # choose a dyadic grid 2^-s fine enough that b avoids grid points
                 iv = arb_to_interval(b)
                 width = iv.width
-                s = max(1, int(-math.floor(math.log2(width))) + 2) if width > 0 else p
+                if width > 0:
+                    s = width.denominator.bit_length() - width.numerator.bit_length() - 3
+                else:
+                    s = p
                 s = max(s, 8)
                 D = 1 << s
                 lo = math.floor(iv.lower * D)
@@ -126,8 +129,9 @@ class _Row:
     (geometric bounds from the monotone pmf ratio).
     """
 
-    __slots__ = ("m", "ka", "kb", "pmf", "suf", "pre", "tail_left", "tail_right",
-                 "tail_left_pos", "tail_right_pos", "_zero", "_one")
+    __slots__ = ("m", "ka", "kb", "pmf", "suf", "pre", "suf2", "pre2", "tail_left",
+                 "tail_right", "tail_left_pos", "tail_right_pos", "tail_left2", "tail_right2",
+                 "_zero", "_one")
 
     def sf_ge(self, k):
         """Enclosure of ``P[T >= k]``."""
@@ -152,6 +156,30 @@ class _Row:
         if k > self.kb:
             return self.pre[-1] + self.tail_right_pos
         return self.pre[k - self.ka]
+
+    def ssum_ge(self, k):
+        """Enclosure of ``sum_{j >= k} P[T >= j]`` (= ``E[(T - k + 1)+]``)."""
+        if k > self.m:
+            return self._zero
+        if k > self.kb:
+            return self.tail_right2
+        if k >= self.ka:
+            return self.suf2[k - self.ka]
+        n_one = max(0, min(self.ka - 1, 0) - k + 1)
+        n_mid = max(0, self.ka - 1 - max(k, 1) + 1)
+        return self.suf2[0] + n_one + n_mid * (self.suf[0] + self.tail_left_pos)
+
+    def csum_le(self, k):
+        """Enclosure of ``sum_{j <= k} P[T <= j]`` (= ``E[(k + 1 - T)+]``)."""
+        if k < 0:
+            return self._zero
+        if k < self.ka:
+            return self.tail_left2
+        if k <= self.kb:
+            return self.pre2[k - self.ka]
+        n_one = max(0, k - max(self.kb + 1, self.m) + 1)
+        n_mid = max(0, min(k, self.m - 1) - (self.kb + 1) + 1)
+        return self.pre2[-1] + n_one + n_mid * (self.pre[-1] + self.tail_right_pos)
 
     def pmf_at(self, k):
         if k < 0 or k > self.m:
@@ -200,6 +228,9 @@ class BinomialRows:
                 row.pre = [self.one]
                 row.tail_left = row.tail_right = self.zero
                 row.tail_left_pos = row.tail_right_pos = self.zero
+                row.tail_left2 = row.tail_right2 = self.zero
+                row.suf2 = [self.one]
+                row.pre2 = [self.one]
                 return row
             mode = min(m, int((m + 1) * th))
             pm = arb.bin_uiui(m, mode) * self.theta ** mode * self.one_minus ** (m - mode)
@@ -266,6 +297,23 @@ class BinomialRows:
                 pre[i] = acc
             row.suf = suf
             row.pre = pre
+            # second-order sums; beyond the window sum_j P[T >= j] <= 2 * tail (ratio < 1/2)
+            tr2 = _zero_to(2 * tail_right)
+            tl2 = _zero_to(2 * tail_left)
+            row.tail_left2 = tl2
+            row.tail_right2 = tr2
+            suf2 = [None] * n
+            acc = tr2
+            for i in range(n - 1, -1, -1):
+                acc = acc + suf[i]
+                suf2[i] = acc
+            pre2 = [None] * n
+            acc = tl2
+            for i in range(n):
+                acc = acc + pre[i]
+                pre2[i] = acc
+            row.suf2 = suf2
+            row.pre2 = pre2
             return row
 
 
@@ -297,65 +345,75 @@ def _pos(x):
 # --------------------------------------------------------------------------- accumulators
 @dataclass
 class TailSums:
-    """Certified partial sums of Z around a threshold (arb balls plus dropped mass)."""
+    """Certified partial sums of Z around a threshold.
 
-    up_P: object
-    up_E: object
-    eq_P: object
-    eq_E: object
-    lo_P: object
-    lo_E: object
+    Core sums are arb balls; ``drop_*`` bound what the unexpanded subtrees
+    could add (they are added to the upper ends only).  Excess sums
+    ``E[(Z - tau)+]`` and ``E[(tau - Z)+]`` are accumulated directly as sums of
+    nonnegative terms, so tiny deltas keep their relative accuracy.
+    """
+
+    up_P: object          # P[Z > tau]
+    up_X: object          # E[(Z - tau)+]
+    eq_P: object          # P[Z = tau]
+    lo_P: object          # P[Z < tau]
+    lo_X: object          # E[(tau - Z)+]
     drop_P: object        # total mass of unexpanded subtrees
-    drop_Zmax: object     # sum of mass * max Z over them
-    drop_up: object       # sum of mass * (max Z - tau)+
-    drop_lo: object       # sum of mass * (tau - min Z)+
+    drop_E: object        # sum of mass * E[Z | subtree]
+    drop_up: object       # bound on their contribution to E[(Z - tau)+]
+    drop_lo: object       # bound on their contribution to E[(tau - Z)+]
     tau: Threshold
     prec: int
     nodes: int = 0
     leaves: int = 0
     seconds: float = 0.0
 
-    # Enclosures as Intervals (truncated mass included) ------------------
     def _iv(self, core, extra) -> Interval:
         a = arb_to_interval(core)
         e = arb_to_interval(extra)
         return Interval(a.lower, a.upper + max(e.upper, 0))
 
     def p_above(self, inclusive=False) -> Interval:
-        core = self.up_P + self.eq_P if inclusive else self.up_P
+        """``P[Z > tau]`` (``inclusive``: ``P[Z >= tau]``)."""
+        with ctx.workprec(self.prec):
+            core = self.up_P + self.eq_P if inclusive else self.up_P
         return self._iv(core, self.drop_P).clip(0, 1)
 
     def p_below(self, inclusive=False) -> Interval:
-        core = self.lo_P + self.eq_P if inclusive else self.lo_P
+        """``P[Z < tau]`` (``inclusive``: ``P[Z <= tau]``)."""
+        with ctx.workprec(self.prec):
+            core = self.lo_P + self.eq_P if inclusive else self.lo_P
         return self._iv(core, self.drop_P).clip(0, 1)
 
     def p_equal(self) -> Interval:
         return self._iv(self.eq_P, self.drop_P).clip(0, 1)
 
     def e_above(self, inclusive=False) -> Interval:
-        core = self.up_E + self.eq_E if inclusive else self.up_E
-        return self._iv(core, self.drop_Zmax).clip(0)
+        """``E[Z; Z > tau] = tau P[Z > tau] + E[(Z - tau)+]`` (all terms >= 0)."""
+        with ctx.workprec(self.prec):
+            P = self.up_P + self.eq_P if inclusive else self.up_P
+            core = self.tau.ball * P + self.up_X
+        return self._iv(core, self.drop_E).clip(0)
 
     def e_below(self, inclusive=False) -> Interval:
-        core = self.lo_E + self.eq_E if inclusive else self.lo_E
-        return self._iv(core, self.drop_Zmax).clip(0)
+        """``E[Z; Z < tau] = tau P[Z < tau] - E[(tau - Z)+]``."""
+        with ctx.workprec(self.prec):
+            P = self.lo_P + self.eq_P if inclusive else self.lo_P
+            core = self.tau.ball * P - self.lo_X
+        return self._iv(core, self.drop_E).clip(0)
 
     def excess_above(self) -> Interval:
-        """``E[(Z - tau)+]`` (ties contribute 0)."""
-        with ctx.workprec(self.prec):
-            core = self.up_E - self.tau.ball * self.up_P
-        return self._iv(core, self.drop_up).clip(0)
+        """``E[(Z - tau)+]``."""
+        return self._iv(self.up_X, self.drop_up).clip(0)
 
     def excess_below(self) -> Interval:
         """``E[(tau - Z)+]``."""
-        with ctx.workprec(self.prec):
-            core = self.tau.ball * self.lo_P - self.lo_E
-        return self._iv(core, self.drop_lo).clip(0)
+        return self._iv(self.lo_X, self.drop_lo).clip(0)
 
 
 # --------------------------------------------------------------------------- the kernel
 def _level_data(mech: Mechanism):
-    """theta_l, W_l, and conditional means mu_l (exact) for l = 0..L."""
+    """theta_l and the conditional mean mu_l of a weight, categories 0..l (exact)."""
     L = mech.L
     pi = mech.pi0
     W = mech.weights
@@ -375,8 +433,12 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
 
     >>> m = Mechanism(1, "1/3")          # L = 1: Z = T_0 * 1 + T_1 * 4
     >>> ts = tail_sums(m, 2, Threshold.from_fraction(Fraction(5), 64))
-    >>> ts.p_above(), ts.p_equal(), ts.p_below()    # Z in {2, 5, 8}, P = 4/9, 4/9, 1/9
-    (Interval(lower=Fraction(1, 9), upper=Fraction(1, 9)), Interval(lower=Fraction(4, 9), upper=Fraction(4, 9)), Interval(lower=Fraction(4, 9), upper=Fraction(4, 9)))
+    >>> # Z in {2, 5, 8} with P = 4/9, 4/9, 1/9
+    >>> [ts.p_below().contains(Fraction(4, 9)), ts.p_equal().contains(Fraction(4, 9)),
+    ...  ts.p_above().contains(Fraction(1, 9)), ts.excess_below().contains(Fraction(4, 3))]
+    [True, True, True, True]
+    >>> float(ts.p_above().width) < 1e-18
+    True
     """
     t0 = time.perf_counter()
     L = mech.L
@@ -389,10 +451,10 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
         rows = [None] + [BinomialRows(theta[l], prec, row_tol) for l in range(1, L + 1)]
         mu_arb = [arb(fmpq(x.numerator, x.denominator)) for x in mu]
         W_arb = [arb(w) for w in W]
-        tau_b = tau.ball
+        tb_ = tau.ball
         zero = arb(0)
-        up_P = up_E = eq_P = eq_E = lo_P = lo_E = zero
-        d_P = d_Z = d_up = d_lo = zero
+        up_P = up_X = eq_P = lo_P = lo_X = zero
+        d_P = d_E = d_up = d_lo = zero
         tol_arb = arb(tol)
         nodes = leaves = 0
         stack = [(L, n, 0, arb(1))]
@@ -403,117 +465,106 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
             if max_nodes is not None and nodes > max_nodes:
                 raise CapacityError(f"tail_sums: more than {max_nodes} nodes; "
                                     "use method='fast' or fewer digits")
-            if progress is not None and nodes % 20000 == 0:
+            if progress is not None and (nodes & 0x3FFF) == 0:
                 now = time.perf_counter()
                 if now - last_report > 0.5:
                     progress(nodes, d_P)
                     last_report = now
-            zq_min = (Zs + m * W[0]) * Q_
-            if zq_min > P_:
+            if (Zs + m * W[0]) * Q_ > P_:             # wholly above
+                ez = arb(Zs) + m * mu_arb[l]
                 up_P += P
-                up_E += P * (arb(Zs) + m * mu_arb[l])
+                up_X += P * (ez - tb_)
                 continue
-            zq_max = (Zs + m * W[l]) * Q_
-            if zq_max < P_:
+            if (Zs + m * W[l]) * Q_ < P_:             # wholly below
+                ez = arb(Zs) + m * mu_arb[l]
                 lo_P += P
-                lo_E += P * (arb(Zs) + m * mu_arb[l])
+                lo_X += P * (tb_ - ez)
                 continue
-            if m == 0:  # Z = Zs exactly at tau
+            if m == 0:                                 # Z = Zs = tau
                 eq_P += P
-                eq_E += P * arb(Zs)
                 continue
             R = rows[l]
             row = R.row(m)
             if l == 1:
+                # leaf: Z = base + t d with t = T_1 ~ Bin(m, theta_1)
                 leaves += 1
                 base = Zs + m * W[0]
+                d = W[1] - W[0]
                 dq = WQ[1] - WQ[0]
                 num = P_ - base * Q_
-                fl = num // dq               # t* = num/dq; up: t > t*, lo: t < t*
-                exact_tie = (num % dq == 0)
+                fl = num // dq                 # t* = num/dq; above: t > t*, below: t < t*
+                tie = (num % dq == 0)
                 k_up = fl + 1
-                k_lo = fl - 1 if exact_tie else fl
-                d = W[1] - W[0]
-                base_a = arb(base)
-                mth = R.theta * m
-                rowm1 = R.row(m - 1)
-                s = row.sf_ge(k_up)
-                up_P += P * s
-                up_E += P * (base_a * s + d * mth * rowm1.sf_ge(k_up - 1))
-                c = row.cdf_le(k_lo)
-                lo_P += P * c
-                lo_E += P * (base_a * c + d * mth * rowm1.cdf_le(k_lo - 1))
-                if exact_tie and 0 <= fl <= m:
-                    pe = P * row.pmf_at(fl)
-                    eq_P += pe
-                    eq_E += pe * arb(base + fl * d)
+                k_lo = fl - 1 if tie else fl
+                if k_up <= m:
+                    s = row.sf_ge(k_up)
+                    up_P += P * s
+                    up_X += P * ((arb(base + k_up * d) - tb_) * s + d * row.ssum_ge(k_up + 1))
+                if k_lo >= 0:
+                    c = row.cdf_le(k_lo)
+                    lo_P += P * c
+                    lo_X += P * ((tb_ - arb(base + k_lo * d)) * c + d * row.csum_le(k_lo - 1))
+                if tie and 0 <= fl <= m:
+                    eq_P += P * row.pmf_at(fl)
                 continue
-            # ---- internal node at level l >= 2: enumerate T_l
-            Wl, W0, Wm1 = WQ[l], WQ[0], WQ[l - 1]
-            # child wholly above:  t > A ;  wholly below: t < B
-            numA = P_ - (Zs * Q_ + m * W0)
-            ta = numA // (Wl - W0) + 1
-            numB = P_ - (Zs * Q_ + m * Wm1)
-            tb = -((-numB) // (Wl - Wm1)) - 1
+            # ---- internal node, level l >= 2: enumerate t = T_l ~ Bin(m, theta_l)
+            Wq_l, Wq_0, Wq_m1 = WQ[l], WQ[0], WQ[l - 1]
+            # child wholly above iff t > A ; wholly below iff t < B
+            ta = (P_ - (Zs * Q_ + m * Wq_0)) // (Wq_l - Wq_0) + 1
+            tb = -((-(P_ - (Zs * Q_ + m * Wq_m1))) // (Wq_l - Wq_m1)) - 1
+            # E[Z | T_l = t] = cbase + slope * t
             mu1 = mu_arb[l - 1]
             slope = W_arb[l] - mu1
             cbase = arb(Zs) + m * mu1
-            mth = R.theta * m
             if ta <= m:
-                rowm1 = R.row(m - 1)
                 s = row.sf_ge(ta)
                 up_P += P * s
-                up_E += P * (cbase * s + slope * mth * rowm1.sf_ge(ta - 1))
+                up_X += P * ((cbase + slope * ta - tb_) * s + slope * row.ssum_ge(ta + 1))
             if tb >= 0:
-                rowm1 = R.row(m - 1)
                 c = row.cdf_le(tb)
                 lo_P += P * c
-                lo_E += P * (cbase * c + slope * mth * rowm1.cdf_le(tb - 1))
+                lo_X += P * ((tb_ - cbase - slope * tb) * c + slope * row.csum_le(tb - 1))
             t_first = max(tb + 1, 0)
             t_last = min(ta - 1, m)
             if t_first > t_last:
                 continue
-            # parts of the straddle zone outside the row window: bounded mass
-            zmax = Zs + m * W[l]
-            zmin = Zs + m * W[0]
             lo_w = max(t_first, row.ka)
             hi_w = min(t_last, row.kb)
-            outside = zero
-            if t_first < row.ka:
-                outside += row.tail_left
-            if t_last > row.kb:
-                outside += row.tail_right
+            outside = None
             if lo_w > hi_w:
                 outside = row.tail_left + row.tail_right
-            if outside is not zero:
+            else:
+                if t_first < row.ka:
+                    outside = row.tail_left
+                if t_last > row.kb:
+                    outside = row.tail_right if outside is None else outside + row.tail_right
+            if outside is not None:
                 dm = P * outside
+                zmax = arb(Zs + m * W[l])
                 d_P += dm
-                _acc = _drop_terms(dm, zmin, zmax, tau_b)
-                d_Z += _acc[0]
-                d_up += _acc[1]
-                d_lo += _acc[2]
+                d_E += dm * zmax
+                d_up += dm * _pos(zmax - tb_)
+                d_lo += dm * _pos(tb_ - arb(Zs + m * W[0]))
             if lo_w > hi_w:
                 continue
             pm = row.pmf
             ka = row.ka
             Wl_raw = W[l]
+            mu_c = mu_arb[l - 1]
             for t in range(lo_w, hi_w + 1):
                 cm = P * pm[t - ka]
+                czs = Zs + t * Wl_raw
                 if cm < tol_arb:
+                    # not expanded: bound its contributions rigorously
+                    ez = arb(czs) + (m - t) * mu_c           # exact conditional mean
                     d_P += cm
-                    czs = Zs + t * Wl_raw
-                    _acc = _drop_terms(cm, czs + (m - t) * W[0], czs + (m - t) * W[l - 1], tau_b)
-                    d_Z += _acc[0]
-                    d_up += _acc[1]
-                    d_lo += _acc[2]
+                    d_E += cm * ez
+                    zmax = arb(czs + (m - t) * W[l - 1])
+                    up_b = _pos(zmax - tb_)
+                    d_up += cm * (up_b if up_b < ez else ez)
+                    d_lo += cm * _pos(tb_ - arb(czs + (m - t) * W[0]))
                 else:
-                    stack.append((l - 1, m - t, Zs + t * Wl_raw, cm))
-        res = TailSums(up_P, up_E, eq_P, eq_E, lo_P, lo_E, d_P, d_Z, d_up, d_lo,
+                    stack.append((l - 1, m - t, czs, cm))
+        res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
                        tau, prec, nodes, leaves, time.perf_counter() - t0)
     return res
-
-
-def _drop_terms(mass, zmin: int, zmax: int, tau_b):
-    """Bounds on the contributions of a dropped subtree with Z in [zmin, zmax]."""
-    zmax_a = arb(zmax)
-    return mass * zmax_a, mass * _pos(zmax_a - tau_b), mass * _pos(tau_b - arb(zmin))

@@ -1,0 +1,237 @@
+"""Inverse privacy queries on a distribution: eps(delta), eps(eta), quantiles, bins.
+
+All are certified brackets: a float64 search (fast mode) proposes the
+crossing point, then the certified engine proves the target violated on one
+side and met on the other, widening or bisecting when the proposal was off.
+A comparison that cannot be decided at the working precision is retried with
+more digits; it never answers "no".
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb, ctx, fmpq
+
+from . import domains
+from .errors import ParameterError, PrecisionError
+from .interval import Interval, arb_to_interval
+
+__all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near"]
+
+
+def rational_near(x: float, rel: float) -> Fraction:
+    """A short rational within relative distance ``rel`` of ``x`` (x > 0)."""
+    f = Fraction(x)
+    if rel <= 1e-15:
+        return f
+    return f.limit_denominator(max(10, int(4 / rel) + 1))
+
+
+def _ln_interval(lam: Fraction, prec: int = 256) -> Interval:
+    with ctx.workprec(prec):
+        return arb_to_interval(arb(fmpq(lam.numerator, lam.denominator)).log())
+
+
+def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
+              decreasing: bool = True, log_scale: bool = True):
+    """Certified bracket ``(a, b)`` of rationals around the crossing of a
+    monotone g with ``target``:
+
+    * decreasing g: g(a) > target and g(b) <= target (smallest x with g(x) <= target);
+    * increasing g: g(a) < target and g(b) >= target (smallest x with g(x) >= target);
+
+    with ``b - a <= 10^-digits * b``.  A float search on ``g_fast`` proposes the
+    point; certified evaluations expand a bracket around it and shrink it by
+    safeguarded secant steps.  An evaluation whose enclosure contains the
+    target is repeated with more digits; it is never guessed.
+    """
+    tgt = float(target)
+
+    def side(x: Fraction) -> tuple[int, float]:
+        """+1: target met at x, -1: violated; with the midpoint value."""
+        dg = digits + 6
+        for _ in range(4):
+            v = g_exact(x, dg)
+            if decreasing:
+                if v.upper <= target:
+                    return 1, float(v.mid)
+                if v.lower > target:
+                    return -1, float(v.mid)
+            else:
+                if v.lower >= target:
+                    return 1, float(v.mid)
+                if v.upper < target:
+                    return -1, float(v.mid)
+            dg += 10
+        raise PrecisionError(f"cannot decide g({x}) against the target {target} at {dg} digits")
+
+    # 1. float bisection on the fast estimates
+    a, b = lo, hi
+    for _ in range(300):
+        if b - a <= max(abs(b), 1e-300) * 10.0**(-digits - 3):
+            break
+        mid = math.sqrt(a * b) if (log_scale and a > 0) else 0.5 * (a + b)
+        v = g_fast(mid)
+        if (v <= tgt) if decreasing else (v >= tgt):
+            b = mid
+        else:
+            a = mid
+    x0 = b
+    rel = 10.0**(-digits)
+    # 2. certified expansion around x0 until the target is bracketed
+    h = rel / 4
+    x = rational_near(x0, h / 8)
+    s0, v0 = side(x)
+    xa = xb = None
+    if s0 > 0:
+        xb, vb = x, v0
+    else:
+        xa, va = x, v0
+    step = h
+    while xa is None or xb is None:
+        if xa is None:          # go left
+            y = float(xb) * (1 - step)
+            y = max(y, lo)
+            xy = rational_near(y, h / 8) if y > lo else Fraction(lo)
+            sy, vy = side(xy)
+            if sy < 0:
+                xa, va = xy, vy
+            else:
+                xb, vb = xy, vy
+                if y <= lo:
+                    raise PrecisionError("target met at the lower end of the search range")
+        else:                   # go right
+            y = min(float(xa) * (1 + step), hi)
+            xy = rational_near(y, h / 8) if y < hi else Fraction(hi)
+            sy, vy = side(xy)
+            if sy > 0:
+                xb, vb = xy, vy
+            else:
+                xa, va = xy, vy
+                if y >= hi:
+                    raise PrecisionError("target not met at the upper end of the search range")
+        step *= 4
+    # 3. shrink by safeguarded secant (regula falsi on certified midpoints)
+    for _ in range(200):
+        width = xb - xa
+        if width <= xb * Fraction(rel):
+            return xa, xb
+        fa, fb = va - tgt, vb - tgt
+        t = 0.5
+        if fa != fb:
+            t = fa / (fa - fb)
+        t = min(max(t, 0.1), 0.9)
+        y = float(xa) + t * float(width)
+        xy = rational_near(y, rel / 64)
+        if not (xa < xy < xb):
+            xy = (xa + xb) / 2
+        sy, vy = side(xy)
+        if sy > 0:
+            xb, vb = xy, vy
+        else:
+            xa, va = xy, vy
+    raise PrecisionError("could not shrink the bracket; try fewer digits")
+
+
+def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=None,
+                     max_seconds=None) -> Interval:
+    """Smallest eps with ``delta(eps) <= target`` (or ``eta(eps) <= target``).
+
+    Returns ``[ln lam_a, ln lam_b]`` where the target is certified violated at
+    ``lam_a`` and met at ``lam_b``; the true smallest eps lies in between.
+    """
+    if (delta is None) == (eta is None):
+        raise ParameterError("give exactly one of delta or eta as the target")
+    name = "delta" if delta is not None else "eta"
+    target = domains.TARGET.parse(delta if delta is not None else eta)
+    digits = domains.DIGITS.parse(digits)
+    q_fun = dist.delta if name == "delta" else dist.eta
+    tgt = float(target)
+    fast_tol = min(1e-16, max(tgt * 1e-6, 1e-300))
+
+    def g_exact(lam: Fraction, dg: int) -> Interval:
+        return q_fun(lam=lam, digits=min(dg, 300), progress=progress, max_seconds=max_seconds)
+
+    def g_fast(lam: float) -> float:
+        lam_q = Fraction(lam)
+        if lam_q < 1:
+            lam_q = Fraction(1)
+        return _fast_value(dist, name, lam_q, fast_tol)
+
+    # eps = 0 already enough?
+    g1 = g_exact(Fraction(1), digits + 2)
+    if g1.upper <= target:
+        return Interval.exact(0)
+    lam_max = float(dist.mechanism.ratio_max)
+    a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True)
+    return Interval(_ln_interval(a).lower, _ln_interval(b).upper)
+
+
+def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
+    """Fast estimate of delta or eta at rational lam with a given truncation."""
+    pr = dist
+    thr = pr._threshold(lam, None, 128)
+    f = pr._fast(thr, tol)
+    fwd = pr.direction == "forward"
+    N = pr.N
+    if name == "eta":
+        return (f.tau_x * f.up_P + f.up_X) / N if fwd else f.lo_P
+    if fwd:
+        return f.up_X / N
+    return f.lo_X / f.tau_x
+
+
+def quantile(dist, prob, *, digits: int = 10, method: str = "exact") -> Interval:
+    """``inf {x : P[R <= x] >= prob}`` enclosed as ``[x_a, x_b]``."""
+    p = domains.TARGET.parse(prob)
+    digits = domains.DIGITS.parse(digits)
+    rmin = float(1 / dist.mechanism.ratio_max)
+    rmax = float(dist.mechanism.ratio_max)
+
+    def g_fast(x: float) -> float:
+        return float(dist.cdf(Fraction(x), method="fast").value)
+
+    def g_exact(x: Fraction, dg: int) -> Interval:
+        return dist.cdf(x, digits=min(dg, 300))
+
+    if method == "fast":
+        a, b = rmin * 0.999, rmax
+        for _ in range(200):
+            mid = math.sqrt(a * b)
+            if g_fast(mid) >= float(p):
+                b = mid
+            else:
+                a = mid
+            if b - a < b * 1e-13:
+                break
+        return Interval(Fraction(a), Fraction(b))
+    a, b = _crossing(g_exact, g_fast, rmin * 0.999, rmax, p, digits, decreasing=False)
+    return Interval(a, b)
+
+
+def bin_masses(dist, edges, *, digits: int = 15, method: str = "exact", progress=None):
+    """``P[e_i < R <= e_{i+1}]`` for consecutive edges (cdf differences).
+
+    Exact: each cdf value is certified, so each mass is an enclosure (clipped
+    at 0).  Fast: float estimates.
+    """
+    edges = [domains.to_fraction(e, "edges") for e in edges]
+    if any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ParameterError("edges must be strictly increasing")
+    cdfs = []
+    for i, e in enumerate(edges):
+        cdfs.append(dist.cdf(e, digits=digits, method=method))
+        if progress is not None:
+            progress(i + 1, len(edges))
+    out = []
+    for a, b in zip(cdfs, cdfs[1:]):
+        if method == "exact":
+            lo = max(b.lower - a.upper, Fraction(0))
+            hi = max(b.upper - a.lower, Fraction(0))
+            out.append(Interval(lo, hi))
+        else:
+            from .distribution import Estimate
+            out.append(Estimate(max(b.value - a.value, 0.0), a.error + b.error))
+    return out

@@ -1,0 +1,40 @@
+"""Test configuration: hypothesis profiles and the import path of test helpers.
+
+Profiles
+--------
+``ci``  -- derandomized (reproducible), bounded number of examples, no deadline,
+           failing examples printed as reproduce-blobs.  Loaded when ``CI`` is set.
+``dev`` -- random, also bounded, no deadline.  Loaded otherwise.
+
+``HYPOTHESIS_PROFILE=<name>`` overrides the choice.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from hypothesis import HealthCheck, settings
+
+# pytest runs with --import-mode=importlib, which does not put tests/ on
+# sys.path; the test modules import their helpers as ``strategies``.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "ci", derandomize=True, max_examples=40, deadline=None, print_blob=True,
+    suppress_health_check=_SLOW_OK)
+settings.register_profile(
+    "dev", max_examples=25, deadline=None, print_blob=True,
+    suppress_health_check=_SLOW_OK)
+
+
+def _truthy(v: str | None) -> bool:
+    return bool(v) and v.strip().lower() not in ("0", "false", "no", "off")
+
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
+                      or ("ci" if _truthy(os.environ.get("CI")) else "dev"))
