@@ -155,16 +155,17 @@ class PrivacyRatio:
         prec = int(3.33 * digits) + 64
         thr = self._threshold(x, eps, prec)
         fast_thr = thr
-        # magnitude estimate from fast mode to choose the truncation level
-        try:
-            f = self._fast(fast_thr, 1e-16)
+        # magnitude estimate from fast mode (truncation relative to the quantity)
+        ftol = 1e-16
+        for _ in range(8):
+            f = self._fast(thr, ftol)
             est = abs(quantity(f, fast=True))
-        except CapacityError:
-            raise
+            if est > ftol * 1e8 or ftol <= 1e-290:
+                break
+            ftol = max(est * 1e-10 if est > 0 else ftol * 1e-40, 1e-300)
         rmax = float(self.mechanism.ratio_max)
         scale_guess = est if est > 0 else 1e-300
-        tol = max(scale_guess * 10.0**(-digits) * 1e-3 / max(1.0, rmax), 1e-4000)
-        tol = max(tol, 1e-300)
+        tol = max(scale_guess * 10.0**(-digits) * 1e-3 / max(1.0, rmax), 1e-300)
         self._capacity_check(f, tol, max_seconds)
         for attempt in range(5):
             key = ("exact", thr.num, thr.den, tol, prec)
@@ -177,7 +178,9 @@ class PrivacyRatio:
                 return iv
             if iv.upper == 0:
                 return iv
-            tol = max(tol * 1e-6, 1e-300)
+            # refine: truncation proportional to the excess width, more bits for rounding
+            excess = iv.relative_width() / 10.0**(-digits)
+            tol = max(tol / min(max(100.0, 10 * excess), 1e12), 1e-300)
             prec += 64
             thr = self._threshold(x, eps, prec)
         return iv

@@ -164,7 +164,10 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
     m = np.array([n], dtype=np.int64)
     Xs = np.zeros(1)
     logP = np.zeros(1)
-    counts = np.zeros((1, 0), dtype=np.int64)   # T_L .. T_{l+1}
+    # parent pointers and T_l values per level, to rebuild exact counts of near-ties
+    parents: list[np.ndarray] = []
+    tvals: list[np.ndarray] = []
+    idx = np.zeros(1, dtype=np.int64)           # position of each node in its level arrays
     for l in range(L, 0, -1):
         if m.size == 0:
             break
@@ -180,7 +183,7 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
         lo_P += P[below].sum()
         lo_X += (P[below] * (tau - ez[below])).sum()
         keep = ~(above | below)
-        m, Xs, logP, P, mf, counts = m[keep], Xs[keep], logP[keep], P[keep], mf[keep], counts[keep]
+        m, Xs, logP, P, mf, idx = m[keep], Xs[keep], logP[keep], P[keep], mf[keep], idx[keep]
         if m.size == 0:
             break
         th = theta[l]
@@ -197,7 +200,10 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
             tie = np.zeros(m.size, dtype=bool)
             if near.any():
                 for i in np.nonzero(near)[0]:
-                    Zs = sum(int(counts[i, j]) * W[L - j] for j in range(counts.shape[1]))
+                    Zs, pos = 0, int(idx[i])
+                    for lev in range(len(tvals) - 1, -1, -1):   # walk up: levels 2.., L
+                        Zs += int(tvals[lev][pos]) * W[L - lev]
+                        pos = int(parents[lev][pos])
                     base_z = Zs + int(m[i]) * W[0]
                     dq = (W[1] - W[0]) * tau_den
                     num = tau_num - base_z * tau_den
@@ -269,7 +275,8 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
         starts = np.cumsum(cnt) - cnt
         tt = (np.arange(total) - np.repeat(starts, cnt)).astype(float) + np.repeat(e_lo, cnt)
         mr = mf[rep]
-        clogP = logP[rep] + _logpmf(tt, mr, th)
+        with np.errstate(divide="ignore"):
+            clogP = logP[rep] + np.log(tab.pmf_at(m[rep], tt))
         cXs = Xs[rep] + tt * c[l]
         cm = mr - tt
         small = clogP < math.log(tol)
@@ -284,6 +291,8 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
         m = cm[big].astype(np.int64)
         Xs = cXs[big]
         logP = clogP[big]
-        counts = np.concatenate([counts[rep][big], tt[big].astype(np.int64)[:, None]], axis=1)
+        parents.append(idx[rep][big])
+        tvals.append(tt[big].astype(np.int64))
+        idx = np.arange(m.size, dtype=np.int64)
     return FastTailSums(up_P, up_X, eq_P, lo_P, lo_X, drop_P, drop_E, drop_up, drop_lo, tau,
                         nodes, leaves, time.perf_counter() - t0)

@@ -35,7 +35,8 @@ def _ln_interval(lam: Fraction, prec: int = 256) -> Interval:
 
 
 def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
-              decreasing: bool = True, log_scale: bool = True):
+              decreasing: bool = True, log_scale: bool = True, smooth: bool = False,
+              relative_to_log: bool = False):
     """Certified bracket ``(a, b)`` of rationals around the crossing of a
     monotone g with ``target``:
 
@@ -79,7 +80,12 @@ def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: i
         else:
             a = mid
     x0 = b
+    if relative_to_log and 1 < x0:
+        # the answer is ln(x): its relative width is (db/b) / ln(b)
+        digits += max(0, math.ceil(-math.log10(math.log(x0)))) + 1
     rel = 10.0**(-digits)
+    if smooth and tgt > 0:
+        x0 = _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits)
     # 2. certified expansion around x0 until the target is bracketed
     h = rel / 4
     x = rational_near(x0, h / 8)
@@ -135,6 +141,34 @@ def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: i
     raise PrecisionError("could not shrink the bracket; try fewer digits")
 
 
+def _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits):
+    """Refine the crossing of a smooth positive g in log-log coordinates,
+    using certified midpoints (each step: one certified evaluation)."""
+    def lg(v):
+        return math.log(v) if v > 0 else -745.0
+    h = max(10.0**(-digits - 2), 1e-13)
+    f1, f2 = g_fast(x0 * (1 - 1e-4)), g_fast(x0 * (1 + 1e-4))
+    slope = (lg(f2) - lg(f1)) / (math.log1p(1e-4) - math.log1p(-1e-4)) if f1 > 0 and f2 > 0 else None
+    x = x0
+    prev = None
+    for _ in range(6):
+        xq = rational_near(x, h)
+        v = float(g_exact(xq, digits + 6).mid)
+        if v <= 0:
+            break
+        err = lg(v) - math.log(tgt)
+        if prev is not None and prev[0] != float(xq) and prev[1] != err:
+            slope = (err - prev[1]) / (math.log(float(xq)) - math.log(prev[0]))
+        prev = (float(xq), err)
+        if slope is None or slope == 0 or not math.isfinite(slope):
+            break
+        step = -err / slope
+        if abs(step) < 10.0**(-digits) / 8:
+            break
+        x = min(max(float(xq) * math.exp(max(min(step, 0.5), -0.5)), lo), hi)
+    return x
+
+
 def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=None,
                      max_seconds=None) -> Interval:
     """Smallest eps with ``delta(eps) <= target`` (or ``eta(eps) <= target``).
@@ -165,7 +199,8 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
-    a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True)
+    a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
+                     smooth=(name == "delta"), relative_to_log=True)
     return Interval(_ln_interval(a).lower, _ln_interval(b).upper)
 
 

@@ -1,0 +1,114 @@
+"""Benchmark of the engine (issue 2): prints one JSON object.
+
+    python benchmarks/bench_engine.py [--quick] [--out FILE]
+
+For the six settings of 000 §3.3 (L=5; N in {1000, 3000, 5000}; lambda in
+{2, e^2}; q as printed): the certified eta at 30 digits and its wall time,
+the fast-mode eta and time, and a 10^6-sample Monte Carlo estimate with its
+wall time, all measured in this run.  Then the larger cases (N=20000, L=5,
+q=0.15 and N=2000, L=8, q=0.2 at lambda=2), eps(delta=1e-6, worst) at a §3.3
+setting and for L=1, N=10^5, and how the cost grows with N and L.
+Not a test: numbers depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from exactdp import from_randomized_response
+from exactdp.capacity import estimate_nodes
+from exactdp.kernel import Threshold, tail_sums
+
+SETTINGS = [(1000, "0.2446", "2"), (3000, "0.2109", "2"), (5000, "0.1778", "2"),
+            (1000, "0.1692", "e2"), (3000, "0.1424", "e2"), (5000, "0.1310", "e2")]
+
+
+def lam_kw(lam):
+    return {"eps": 2} if lam == "e2" else {"lam": Fraction(lam)}
+
+
+def timed(fn):
+    t = time.perf_counter()
+    r = fn()
+    return r, time.perf_counter() - t
+
+
+def monte_carlo(d, lam, samples, seed=12345):
+    lam_f = math.exp(2) if lam == "e2" else float(Fraction(lam))
+    r = d.mechanism.sample_ratio(d.N, samples, "forward", rng=seed)
+    p = float((r > lam_f).mean())
+    return p, math.sqrt(max(p * (1 - p), 1e-300) / samples)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="skip the larger cases and growth")
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    out = {"machine": {"python": sys.version.split()[0], "platform": platform.platform(),
+                       "numpy": np.__version__}, "section_3_3": [], "larger": [], "epsilon": [],
+           "growth": []}
+    for N, q, lam in SETTINGS:
+        d = from_randomized_response(N, 5, q, "forward")
+        kw = lam_kw(lam)
+        ex, t_ex = timed(lambda: d.eta(**kw, digits=30))
+        d._cache.clear()
+        fa, t_fa = timed(lambda: d.eta(**kw, method="fast"))
+        (mc, mc_se), t_mc = timed(lambda: monte_carlo(d, lam, 10**6))
+        rec = {"N": N, "L": 5, "q": q, "lam": "e^2" if lam == "e2" else lam,
+               "eta_exact": ex.to_dict(32), "digits": ex.correct_digits(),
+               "exact_seconds": round(t_ex, 3),
+               "eta_fast": fa.value, "fast_error_bound": fa.error, "fast_seconds": round(t_fa, 4),
+               "fast_within_bound": abs(Fraction(fa.value) - ex.mid) <= Fraction(fa.error),
+               "mc_eta": mc, "mc_stderr": mc_se, "mc_seconds": round(t_mc, 3),
+               "fast_speedup_vs_mc": round(t_mc / t_fa, 1),
+               "exact_time_over_mc": round(t_ex / t_mc, 2)}
+        out["section_3_3"].append(rec)
+        print(json.dumps(rec), file=sys.stderr, flush=True)
+    if not args.quick:
+        for N, L, q in [(20000, 5, "0.15"), (2000, 8, "0.2")]:
+            d = from_randomized_response(N, L, q, "forward")
+            ex, t = timed(lambda: d.eta(lam=2, digits=14))
+            fa, tf = timed(lambda: d.eta(lam=2, method="fast"))
+            rec = {"N": N, "L": L, "q": q, "lam": "2", "eta_exact": ex.to_dict(20),
+                   "width": float(ex.width), "digits": ex.correct_digits(),
+                   "exact_seconds": round(t, 2), "eta_fast": fa.value,
+                   "fast_seconds": round(tf, 3)}
+            out["larger"].append(rec)
+            print(json.dumps(rec), file=sys.stderr, flush=True)
+        for N, L, q in [(1000, 5, "0.2446"), (100000, 1, "1/4"), (100000, 1, "0.1")]:
+            d = from_randomized_response(N, L, q, "worst")
+            e, t = timed(lambda: d.epsilon(delta=Fraction(1, 10**6), digits=10))
+            rec = {"N": N, "L": L, "q": q, "direction": "worst", "delta": "1e-6",
+                   "eps": e.to_dict(12), "digits": e.correct_digits(), "seconds": round(t, 2)}
+            out["epsilon"].append(rec)
+            print(json.dumps(rec), file=sys.stderr, flush=True)
+        # growth of the cost with N and L (q fixed, lam = 2, tol 1e-30, 110 bits)
+        for L, Ns in [(3, [1000, 4000, 16000, 64000]), (5, [500, 1000, 2000, 4000, 8000]),
+                      (7, [250, 500, 1000, 2000])]:
+            from exactdp.mechanism import Mechanism
+            m = Mechanism(L, "0.2")
+            for N in Ns:
+                thr = Threshold.from_fraction(Fraction(2 * N * m.scale), 110)
+                ts, t = timed(lambda: tail_sums(m, N, thr, prec=110, tol=1e-30))
+                rec = {"L": L, "N": N, "q": "0.2", "nodes": ts.nodes, "leaves": ts.leaves,
+                       "estimate_nodes": round(estimate_nodes(m, N)), "seconds": round(t, 3)}
+                out["growth"].append(rec)
+                print(json.dumps(rec), file=sys.stderr, flush=True)
+    s = json.dumps(out, indent=2, default=str)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(s + "\n")
+    print(s)
+
+
+if __name__ == "__main__":
+    main()

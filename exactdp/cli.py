@@ -1,0 +1,336 @@
+"""The ``exactdp`` command line.
+
+Subcommands (``exactdp SUB --help`` for each):
+
+* ``eta`` / ``delta``: certified eta(eps) = P[R > e^eps] or delta(eps) for the
+  canonical pair (``--direction forward|reverse|worst``, ``--fast`` for the
+  float64 estimate);
+* ``epsilon``: the smallest eps with delta(eps) <= target (``--delta``) or
+  eta(eps) <= target (``--eta``), certified;
+* ``dist``: exact bin masses of R, optionally a picture (``--plot FILE.png``);
+* ``proofs``: the machine-checked identities of the papers.
+
+Invalid input gives one line naming the parameter and exit code 2, before any
+long work starts.  ``--json`` prints a JSON object; decimal values are strings
+rounded outward.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from fractions import Fraction
+
+from . import domains
+from .errors import CapacityError, ExactdpError, PrecisionError
+
+__all__ = ["main", "build_parser"]
+
+
+class _Progress:
+    """Progress line on stderr for long certified runs (after 2 s)."""
+
+    def __init__(self, label: str, enabled: bool = True):
+        self.label = label
+        self.t0 = time.perf_counter()
+        self.last = self.t0
+        self.enabled = enabled
+        self.shown = False
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, done, info=None):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.t0 < 2 or now - self.last < 1:
+            return
+        self.last = now
+        if isinstance(info, int):
+            msg = f"{self.label}: {done}/{info} ({now - self.t0:.0f} s)"
+        else:
+            msg = f"{self.label}: {done} nodes explored ({now - self.t0:.0f} s)"
+        end = "\r" if self.tty else "\n"
+        print(msg, end=end, file=sys.stderr, flush=True)
+        self.shown = True
+
+    def close(self):
+        if self.shown and self.tty:
+            print(file=sys.stderr)
+
+
+def _fail(msg: str) -> int:
+    print(f"exactdp: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _common(p: argparse.ArgumentParser, lam: bool = True):
+    p.add_argument("-N", required=True, help=domains.N.describe())
+    p.add_argument("-L", required=True, help=domains.L.describe())
+    p.add_argument("-q", required=True, help=domains.Q.describe() + " (exact: '0.2446', '1/5')")
+    if lam:
+        g = p.add_mutually_exclusive_group(required=True)
+        g.add_argument("--lam", help=domains.LAM.describe())
+        g.add_argument("--eps", help=domains.EPS.describe() + " (lam = e^eps, enclosed in a ball)")
+    p.add_argument("--direction", default="forward", help="forward, reverse or worst")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.add_argument("--max-seconds", default="900",
+                   help="refuse certified work predicted to take longer (default 900)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="exactdp", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name, helptext in (("eta", "eta = P[R > lam] (inclusive: >=), certified"),
+                           ("delta", "delta = E[(1 - lam/R)+], certified")):
+        p = sub.add_parser(name, help=helptext)
+        _common(p)
+        if name == "eta":
+            p.add_argument("--inclusive", action="store_true", help="P[R >= lam] instead of >")
+        p.add_argument("--digits", default="20", help=domains.DIGITS.describe())
+        p.add_argument("--fast", action="store_true", help="float64 estimate with error bound")
+    p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target")
+    _common(p, lam=False)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--delta", help="target delta in (0, 1)")
+    g.add_argument("--eta", help="target eta in (0, 1)")
+    p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
+    p = sub.add_parser("dist", help="exact bin masses of R (and a plot)")
+    _common(p, lam=False)
+    p.add_argument("--lam", help="draw the lambda line and report the mass beyond it")
+    p.add_argument("--bins", default="40", help=domains.BINS.describe())
+    p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
+    p.add_argument("--fast", action="store_true", help="float64 bin masses")
+    p.add_argument("--plot", help="write a PNG picture of the law of R")
+    p = sub.add_parser("proofs", help="machine-checked identities of the papers")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    return ap
+
+
+def _dist(args):
+    from .distribution import from_randomized_response
+    N = domains.N.parse(args.N)
+    L = domains.L.parse(args.L)
+    q = domains.Q.parse(args.q)
+    direction = domains.parse_direction(args.direction)
+    return from_randomized_response(N, L, q, direction), N, L, q, direction
+
+
+def _max_seconds(args):
+    try:
+        v = float(args.max_seconds)
+    except ValueError:
+        raise ExactdpError(f"max-seconds must be a positive number, got {args.max_seconds!r}")
+    if not (v > 0) or math.isinf(v):
+        raise ExactdpError(f"max-seconds must be a positive number, got {args.max_seconds!r}")
+    return v
+
+
+def _base_record(args, N, L, q, direction):
+    rec = {"N": N, "L": L, "q": str(args.q).strip(), "q_exact": f"{q.numerator}/{q.denominator}",
+           "direction": direction}
+    if getattr(args, "lam", None) is not None:
+        rec["lam"] = str(args.lam).strip()
+    if getattr(args, "eps", None) is not None:
+        rec["eps"] = str(args.eps).strip()
+    return rec
+
+
+def _cmd_eta_delta(args, which: str) -> int:
+    dist, N, L, q, direction = _dist(args)
+    lam = domains.LAM.parse(args.lam) if args.lam is not None else None
+    eps = domains.EPS.parse(args.eps) if args.eps is not None else None
+    digits = domains.DIGITS.parse(args.digits)
+    maxs = _max_seconds(args)
+    fast = args.fast
+    _precheck(dist, direction)
+    prog = _Progress(which, enabled=not args.quiet)
+    t0 = time.perf_counter()
+    kw = dict(method="fast") if fast else dict(digits=digits, progress=prog, max_seconds=maxs)
+    if which == "eta":
+        res = dist.eta(lam, eps, inclusive=args.inclusive, **kw)
+    else:
+        res = dist.delta(lam, eps, **kw)
+    seconds = time.perf_counter() - t0
+    prog.close()
+    rec = _base_record(args, N, L, q, direction)
+    rec.update({which: res.to_dict(digits) if not fast else res.to_dict(),
+                "method": "fast" if fast else "exact", "seconds": round(seconds, 4)})
+    if which == "eta":
+        rec["inclusive"] = bool(args.inclusive)
+    if not fast:
+        rec["digits"] = digits
+        rec["certified"] = True
+    if args.json:
+        print(json.dumps(rec, indent=2))
+    else:
+        thr = f"lam={args.lam}" if lam is not None else f"eps={args.eps}"
+        op = ">=" if (which == "eta" and args.inclusive) else ">"
+        what = f"P[R {op} {thr.split('=')[1] if lam is not None else 'e^' + str(args.eps)}]" \
+            if which == "eta" else f"delta({thr})"
+        if fast:
+            print(f"{which} = {res.value:.12g} +- {res.error:.2g}  ({what}, {direction}, "
+                  f"N={N}, L={L}, q={args.q}; fast estimate, {seconds:.3f} s)")
+        else:
+            d = res.to_dict(digits)
+            print(f"{which} in [{d['lower']}, {d['upper']}]  ({what}, {direction}, N={N}, L={L}, "
+                  f"q={args.q}; certified, {seconds:.2f} s)")
+    return 0
+
+
+def _precheck(dist, direction):
+    """A-priori capacity estimate (no long work)."""
+    from .capacity import check_capacity
+    check_capacity(dist.mechanism, dist.N)
+
+
+def _cmd_epsilon(args) -> int:
+    dist, N, L, q, direction = _dist(args)
+    digits = domains.DIGITS.parse(args.digits)
+    maxs = _max_seconds(args)
+    target_name = "delta" if args.delta is not None else "eta"
+    target = domains.TARGET.parse(args.delta if args.delta is not None else args.eta)
+    _precheck(dist, direction)
+    prog = _Progress("epsilon", enabled=not args.quiet)
+    t0 = time.perf_counter()
+    kw = {target_name: target}
+    res = dist.epsilon(digits=digits, progress=prog, max_seconds=maxs, **kw)
+    seconds = time.perf_counter() - t0
+    prog.close()
+    rec = _base_record(args, N, L, q, direction)
+    rec.update({"target": {target_name: str(args.delta if args.delta is not None else args.eta)},
+                "eps": res.to_dict(digits + 1), "lam": _lam_dict(res, digits + 1),
+                "digits": digits, "certified": True, "seconds": round(seconds, 4)})
+    if args.json:
+        print(json.dumps(rec, indent=2))
+    else:
+        d = res.to_dict(digits + 1)
+        print(f"smallest eps with {target_name} <= {rec['target'][target_name]}: "
+              f"eps in [{d['lower']}, {d['upper']}]  ({direction}, N={N}, L={L}, q={args.q}; "
+              f"certified, {seconds:.2f} s)")
+    return 0
+
+
+def _lam_dict(eps_iv, digits):
+    from flint import arb, ctx, fmpq
+    from .interval import Interval, arb_to_interval
+    with ctx.workprec(200):
+        lo = arb_to_interval(arb(fmpq(eps_iv.lower.numerator, eps_iv.lower.denominator)).exp())
+        hi = arb_to_interval(arb(fmpq(eps_iv.upper.numerator, eps_iv.upper.denominator)).exp())
+    return Interval(lo.lower, hi.upper).to_dict(digits)
+
+
+def _cmd_dist(args) -> int:
+    from .plots import plot_law
+    from .distribution import Estimate
+    dist, N, L, q, direction = _dist(args)
+    if direction == "worst":
+        raise ExactdpError("direction for dist must be forward or reverse")
+    bins = domains.BINS.parse(args.bins)
+    digits = domains.DIGITS.parse(args.digits)
+    lam = domains.LAM.parse(args.lam) if args.lam is not None else None
+    method = "fast" if args.fast else "exact"
+    _precheck(dist, direction)
+    lo_q = dist.quantile(Fraction(1, 10**4), method="fast")
+    hi_q = dist.quantile(1 - Fraction(1, 10**4), method="fast")
+    lo_x = max(float(lo_q.lower), 1e-12)
+    hi_x = float(hi_q.upper)
+    if lam is not None:
+        hi_x = max(hi_x, float(lam) * 1.05)
+    step = (hi_x - lo_x) / bins
+    edges = [Fraction(lo_x) + i * Fraction(step) for i in range(bins + 1)]
+    edges = [Fraction(e).limit_denominator(10**12) for e in edges]
+    edges = sorted(set(edges))
+    prog = _Progress("dist", enabled=not args.quiet)
+    t0 = time.perf_counter()
+    cdfs = []
+    for i, e in enumerate(edges):
+        cdfs.append(dist.cdf(e, digits=digits, method=method))
+        prog(i + 1, len(edges))
+    masses = []
+    for a, b in zip(cdfs, cdfs[1:]):
+        if method == "exact":
+            masses.append({"lower": max(b.lower - a.upper, Fraction(0)),
+                           "upper": max(b.upper - a.lower, Fraction(0))})
+        else:
+            masses.append({"lower": Fraction(max(b.value - a.value - a.error - b.error, 0.0)),
+                           "upper": Fraction(b.value - a.value + a.error + b.error)})
+    below = cdfs[0]
+    above = dist.sf(edges[-1], digits=digits, method=method)
+    beyond = dist.sf(lam, digits=digits, method=method) if lam is not None else None
+    seconds = time.perf_counter() - t0
+    prog.close()
+
+    def dec(x):
+        from .interval import fraction_to_decimal_str
+        return fraction_to_decimal_str(Fraction(x), digits, "nearest")
+
+    def ivd(v):
+        if isinstance(v, Estimate):
+            return v.to_dict()
+        return v.to_dict(digits)
+
+    rec = _base_record(args, N, L, q, direction)
+    rec.update({"method": method, "bins": [
+        {"left": dec(a), "right": dec(b),
+         "mass": {"lower": dec(m["lower"]), "upper": dec(m["upper"])}}
+        for a, b, m in zip(edges, edges[1:], masses)],
+        "mass_below_first_edge": ivd(below), "mass_above_last_edge": ivd(above),
+        "seconds": round(seconds, 4)})
+    if lam is not None:
+        rec["lam"] = str(args.lam)
+        rec["mass_beyond_lam"] = ivd(beyond)
+    if args.plot:
+        mids = [float((m["lower"] + m["upper"]) / 2) for m in masses]
+        plot_law(edges, mids, args.plot, lam=lam, beyond=beyond, N=N, L=L, q=args.q,
+                 direction=direction, exact=(method == "exact"))
+        rec["plot"] = args.plot
+    if args.json:
+        print(json.dumps(rec, indent=2))
+    else:
+        print(f"law of R ({direction}, N={N}, L={L}, q={args.q}), {len(masses)} bins, "
+              f"{'certified' if method == 'exact' else 'fast'}; {seconds:.2f} s")
+        width = max(float(m["upper"]) for m in masses) or 1.0
+        for a, m in zip(edges, masses):
+            bar = "#" * int(round(40 * float(m["upper"]) / width))
+            print(f"  {float(a):10.5g}  {float(m['upper']):.4e}  {bar}")
+        if lam is not None:
+            print(f"  P[R > {args.lam}] = {ivd(beyond)}")
+        if args.plot:
+            print(f"  picture: {args.plot}")
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "proofs":
+        from . import proofs
+        return proofs.main(argv[1:]) or 0
+    ap = build_parser()
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as e:
+        return int(e.code) if e.code is not None else 0
+    try:
+        if args.cmd in ("eta", "delta"):
+            return _cmd_eta_delta(args, args.cmd)
+        if args.cmd == "epsilon":
+            return _cmd_epsilon(args)
+        if args.cmd == "dist":
+            return _cmd_dist(args)
+    except PrecisionError as e:  # reported, never guessed
+        print(f"exactdp: undecided at working precision: {e}", file=sys.stderr)
+        return 3
+    except (ValueError, TypeError, ExactdpError) as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        return _fail(msg)
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
