@@ -26,6 +26,7 @@ from fractions import Fraction
 
 from . import domains
 from .errors import CapacityError, ExactdpError, PrecisionError
+from .interval import Interval
 
 __all__ = ["main", "build_parser"]
 
@@ -105,8 +106,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
     p.add_argument("--fast", action="store_true", help="float64 bin masses")
     p.add_argument("--plot", help="write a PNG picture of the law of R")
-    p = sub.add_parser("proofs", help="machine-checked identities of the papers")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p = sub.add_parser("calibrate", help="noise q that meets an eta or delta target")
+    p.add_argument("-N", required=True, help=domains.N.describe())
+    p.add_argument("-L", required=True, help=domains.L.describe())
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--lam", help=domains.LAM.describe())
+    g.add_argument("--eps", help=domains.EPS.describe())
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--eta", help="target eta in (0, 1)")
+    g.add_argument("--delta", help="target delta in (0, 1)")
+    p.add_argument("--direction", default="forward", help="forward, reverse or worst")
+    p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
+    p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
+    p.add_argument("--grid", default="64", help="fast-mode scan points in (q_min, 1/2)")
+    p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    for name, helptext in (("proofs", "machine-checked identities of the papers"),
+                           ("conjecture", "check a conjecture of the papers (certified)"),
+                           ("audit", "verdict on every checkable claim of the papers"),
+                           ("figures", "regenerate the papers' figures from exact computation")):
+        p = sub.add_parser(name, help=helptext, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
     return ap
 
 
@@ -304,11 +325,66 @@ def _cmd_dist(args) -> int:
     return 0
 
 
+def _cmd_calibrate(args) -> int:
+    from .calibrate import calibrate
+    from . import heuristics as H
+    N = domains.N.parse(args.N)
+    L = domains.L.parse(args.L)
+    digits = domains.DIGITS.parse(args.digits)
+    grid = domains.BINS.parse(args.grid)
+    maxs = _max_seconds(args)
+    prog = _Progress("calibrate scan", enabled=not args.quiet)
+    c = calibrate(N, L, lam=args.lam, eps=args.eps, eta=args.eta, delta=args.delta,
+                  direction=args.direction, method=args.method, digits=digits, grid=grid,
+                  max_seconds=maxs, progress=prog)
+    prog.close()
+    rec = c.to_dict(digits + 2)
+    lam_h = H.lam_of(c.lam) if c.lam is not None else H.Lam(eps=c.eps)
+    sig = H.sigma_dhat(N, c.q_used)
+    q_loc = H.local_dp_q(L, lam_h)
+    sig_loc = H.sigma_dhat(N, q_loc.upper)
+    rec["utility"] = {
+        "sigma_dhat": sig.to_dict(6),
+        "sigma_dhat_local_dp": sig_loc.to_dict(6),
+        "local_dp_q": q_loc.to_dict(8),
+        "precision_gain_vs_local_dp": Interval(sig_loc.lower / sig.upper,
+                                               sig_loc.upper / sig.lower).to_dict(5),
+        "definition": "sigma(d_hat) = sqrt(N q p)/(p - q), 000 §4; gain = sigma_local/sigma"}
+    if args.json:
+        print(json.dumps(rec, indent=2))
+    else:
+        what = c.target_kind
+        qs = (f"q in [{rec['q']['lower']}, {rec['q']['upper']}]" if c.method == "exact"
+              else f"q = {rec['q']}")
+        v = rec[what + "_at_q"]
+        print(f"{c.method}: {qs}  ({c.direction}, N={N}, L={L}, "
+              f"{'lam=' + str(c.lam) if c.lam is not None else 'eps=' + str(c.eps)}, "
+              f"{what} <= {c.target})")
+        print(f"  certified {what} at q = {rec['q_used']}: [{v['lower']}, {v['upper']}]"
+              f"  meets target: {c.meets_target}")
+        print(f"  sigma(d_hat)/sqrt(N) = {float(sig.mid) / math.sqrt(N):.4g}; local DP needs "
+              f"q = {float(q_loc.mid):.4g} (gain x{float(sig_loc.mid / sig.mid):.3g})")
+        if c.note:
+            print(f"  note: {c.note}")
+        print(f"  ({c.seconds:.1f} s)")
+    return 0
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "proofs":
-        from . import proofs
-        return proofs.main(argv[1:]) or 0
+    delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
+                 "audit": ("audit", "main"), "figures": ("figures", "main")}
+    if argv and argv[0] in delegated:
+        import importlib
+        modname, fn = delegated[argv[0]]
+        try:
+            mod = importlib.import_module(f".{modname}", __package__)
+        except ModuleNotFoundError:
+            return _fail(f"'{argv[0]}' is not available in this installation")
+        try:
+            return getattr(mod, fn)(argv[1:]) or 0
+        except (ValueError, TypeError, ExactdpError) as e:
+            return _fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
     ap = build_parser()
     try:
         args = ap.parse_args(argv)
@@ -321,6 +397,8 @@ def main(argv=None) -> int:
             return _cmd_epsilon(args)
         if args.cmd == "dist":
             return _cmd_dist(args)
+        if args.cmd == "calibrate":
+            return _cmd_calibrate(args)
     except PrecisionError as e:  # reported, never guessed
         print(f"exactdp: undecided at working precision: {e}", file=sys.stderr)
         return 3

@@ -1,0 +1,220 @@
+"""Calibration: the noise q that really meets a privacy target.
+
+A practitioner asks: which q do I need for N users, L bits, privacy level
+eps (lambda = e^eps) and cut-off eta (or delta)?  The papers answer with
+heuristics (000 (3.12)-(3.16) mean + 3 sigma, (3.17) Maurer, (4.2) local DP);
+:func:`calibrate` answers exactly:
+
+* ``method="exact"``: the smallest q with ``eta(q) <= target`` (or delta),
+  certified as a bracket ``[q_lo, q_hi]`` with ``eta(q_lo) > target`` and
+  ``eta(q_hi) <= target`` both proved by the certified engine.  eta is *not*
+  monotone in q (atoms of R cross lambda as q moves, so eta jumps), so a grid
+  scan in fast mode first finds every crossing of the target at grid
+  resolution; each is reported, and the first down-crossing is certified.
+* ``method="sigma3" | "maurer" | "local"``: the paper's heuristic q, with the
+  certified eta (or delta) it really gives.
+
+>>> c = calibrate(40, 2, lam=2, eta="0.05", grid=24, digits=4)
+>>> c.value_at_q.upper <= Fraction(1, 20) and c.value_below_q.lower > Fraction(1, 20)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import domains
+from .distribution import from_randomized_response
+from .errors import ParameterError
+from .interval import Interval
+
+__all__ = ["Calibration", "calibrate", "METHODS"]
+
+METHODS = ("exact", "sigma3", "maurer", "local")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Result of :func:`calibrate` (all probabilities certified intervals)."""
+
+    N: int
+    L: int
+    lam: Fraction | None
+    eps: Fraction | None
+    target_kind: str            # "eta" or "delta"
+    target: Fraction
+    direction: str
+    method: str
+    q: Interval                 # exact: [q_lo, q_hi]; heuristic: enclosure of its q
+    q_used: Fraction            # the rational q at which value_at_q is certified
+    value_at_q: Interval        # certified eta/delta at q_used
+    value_below_q: Interval | None = None   # exact: certified value at q_lo (> target)
+    meets_target: bool | None = None
+    crossings: list = field(default_factory=list)
+    monotone_on_grid: bool | None = None
+    grid_points: int = 0
+    seconds: float = 0.0
+    note: str = ""
+
+    def to_dict(self, digits: int = 10) -> dict:
+        d = {"N": self.N, "L": self.L, "direction": self.direction, "method": self.method,
+             self.target_kind + "_target": str(self.target),
+             "q": (self.q.to_dict(digits) if self.method == "exact"
+                   else _dec(self.q_used, digits)),
+             "q_used": _dec(self.q_used, digits),
+             self.target_kind + "_at_q": self.value_at_q.to_dict(digits),
+             "meets_target": self.meets_target, "seconds": round(self.seconds, 3)}
+        if self.lam is not None:
+            d["lam"] = str(self.lam)
+        if self.eps is not None:
+            d["eps"] = str(self.eps)
+        if self.method != "exact":
+            d["q_interval"] = self.q.to_dict(digits)
+        if self.value_below_q is not None:
+            d[self.target_kind + "_at_q_lower"] = self.value_below_q.to_dict(digits)
+        if self.method == "exact":
+            d["crossings"] = [{"q": c["q"].to_dict(8), "kind": c["kind"]} for c in self.crossings]
+            d["monotone_on_grid"] = self.monotone_on_grid
+            d["grid_points"] = self.grid_points
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def _dec(x: Fraction, digits: int) -> str:
+    from .interval import fraction_to_decimal_str
+    return fraction_to_decimal_str(Fraction(x), digits, "nearest")
+
+
+def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seconds=None):
+    d = from_randomized_response(N, L, q, direction)
+    f = d.eta if kind == "eta" else d.delta
+    if method == "fast":
+        return f(lam, eps, method="fast")
+    return f(lam, eps, digits=digits, max_seconds=max_seconds)
+
+
+def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str = "forward",
+              method: str = "exact", digits: int = 6, grid: int = 64, q_min="1/1000",
+              max_seconds=None, progress=None) -> Calibration:
+    """Noise q for a target ``eta`` (or ``delta``) at ``lam = e^eps`` (see module doc).
+
+    ``digits``: relative width of the certified q bracket (exact method).
+    ``grid``: number of fast-mode scan points in ``[q_min, 1/2)``.
+    """
+    t0 = time.perf_counter()
+    N = domains.N.parse(N)
+    L = domains.L.parse(L)
+    direction = domains.parse_direction(direction)
+    if (lam is None) == (eps is None):
+        raise ParameterError("give exactly one of lam or eps")
+    lam = domains.LAM.parse(lam) if lam is not None else None
+    eps = domains.EPS.parse(eps) if eps is not None else None
+    if (eta is None) == (delta is None):
+        raise ParameterError("give exactly one target: eta or delta")
+    kind = "eta" if eta is not None else "delta"
+    target = domains.TARGET.parse(eta if eta is not None else delta)
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    digits = domains.DIGITS.parse(digits)
+    q_min = domains.Q.parse(q_min)
+    from .capacity import check_capacity
+    from .mechanism import Mechanism
+    check_capacity(Mechanism(L, Fraction(1, 4)), N)
+    lam_f = float(lam) if lam is not None else math.exp(float(eps))
+
+    if method != "exact":
+        q_iv, note = _heuristic_q(N, L, lam, eps, lam_f, target, method)
+        q_used = _round_up(q_iv.upper, 12)
+        val = _quantity(N, L, q_used, direction, kind, lam, eps, method="exact", digits=8,
+                        max_seconds=max_seconds)
+        meets = True if val.upper <= target else (False if val.lower > target else None)
+        return Calibration(N, L, lam, eps, kind, target, direction, method, q_iv, q_used, val,
+                           None, meets, seconds=time.perf_counter() - t0, note=note)
+
+    # ---- exact: fast scan of the grid, then certify the first down-crossing
+    def g_fast(qf: float) -> float:
+        qq = Fraction(qf).limit_denominator(10**9)
+        qq = min(max(qq, Fraction(1, 10**9)), Fraction(1, 2) - Fraction(1, 10**9))
+        est = _quantity(N, L, qq, direction, kind, lam, eps, method="fast")
+        return float(est.value)
+
+    qs = [float(q_min) + (0.5 - float(q_min)) * i / grid for i in range(grid)]
+    vals = []
+    for i, qf in enumerate(qs):
+        vals.append(g_fast(qf))
+        if progress is not None:
+            progress(i + 1, grid)
+    tgt = float(target)
+    above = [v > tgt for v in vals]
+    raw = []
+    for i in range(1, len(qs)):
+        if above[i - 1] != above[i]:
+            raw.append((qs[i - 1], qs[i], "down" if above[i - 1] else "up"))
+    monotone = all(vals[i] >= vals[i + 1] for i in range(len(vals) - 1))
+    if not raw:
+        if not above[0]:
+            note = f"target already met at q = {qs[0]:.4g} (the smallest q scanned)"
+        else:
+            note = "target not met anywhere on the grid (q up to 1/2)"
+        raise ParameterError(f"calibrate: {note}; adjust q_min or the target")
+    from .queries import _crossing
+    crossings = []
+    first = None
+    for a, b, k in raw:
+        def gx(x: Fraction, dg: int, _k=k):
+            return _quantity(N, L, x, direction, kind, lam, eps, method="exact", digits=dg,
+                             max_seconds=max_seconds)
+        if first is None and k == "down":
+            qa, qb = _crossing(gx, g_fast, a, b, target, digits, decreasing=True,
+                               log_scale=False)
+            first = (qa, qb)
+            crossings.append({"q": Interval(qa, qb), "kind": k, "certified": True})
+        else:
+            # reported at grid resolution, refined in fast mode only
+            lo, hi = a, b
+            for _ in range(40):
+                mid = 0.5 * (lo + hi)
+                if (g_fast(mid) > tgt) == (k == "down"):
+                    lo = mid
+                else:
+                    hi = mid
+            crossings.append({"q": Interval(Fraction(lo), Fraction(hi)), "kind": k,
+                              "certified": False})
+    if first is None:
+        raise ParameterError("calibrate: eta only crosses the target upwards on the grid")
+    qa, qb = first
+    val_b = _quantity(N, L, qb, direction, kind, lam, eps, method="exact", digits=8)
+    val_a = _quantity(N, L, qa, direction, kind, lam, eps, method="exact", digits=8)
+    note = ""
+    if len(raw) > 1:
+        note = (f"{kind} is not monotone in q: {len(raw)} crossings of the target on the grid; "
+                "q is the first down-crossing, see crossings")
+    return Calibration(N, L, lam, eps, kind, target, direction, "exact", Interval(qa, qb), qb,
+                       val_b, val_a, val_b.upper <= target, crossings, monotone, grid,
+                       time.perf_counter() - t0, note)
+
+
+def _round_up(x: Fraction, digits: int) -> Fraction:
+    """Smallest decimal with ``digits`` places that is >= x."""
+    s = 10**digits
+    return Fraction(-((-x.numerator * s) // x.denominator), s)
+
+
+def _heuristic_q(N, L, lam, eps, lam_f, target, method):
+    from . import heuristics as H
+    lam_h = H.lam_of(lam) if lam is not None else (H.Lam(eps=eps) if eps else H.Lam(exact=Fraction(1)))
+    if method == "local":
+        return H.local_dp_q(L, lam_h), "local DP (4.2): (p/q)^L <= lambda"
+    if method == "sigma3":
+        br = H.sigma3_q(N, L, lam_h, form="3.13")
+        return Interval(br.lo, br.hi), "mean + 3 sigma (3.13)/(3.15), as the paper computes it"
+    # maurer: beta from the large-L form exp(-beta^2/2) = eta (000 §3.4), then mean + beta sigma
+    beta = Fraction(math.sqrt(2 * math.log(1 / float(target)))).limit_denominator(10**6)
+    beta += Fraction(1, 10**6)   # round up: the bound at beta is then below the target
+    br = H.sigma3_q(N, L, lam_h, form="3.13", beta=beta)
+    return Interval(br.lo, br.hi), (f"Maurer (3.17), large-L form exp(-beta^2/2) <= eta: "
+                                    f"beta = {float(beta):.6f}, then mean + beta sigma (3.13)")

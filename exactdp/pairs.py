@@ -1,0 +1,729 @@
+"""General neighbouring pairs: exact and certified eta, delta and the law of R.
+
+A *pair* is two collections of ``N`` bit vectors of length ``L`` that differ in
+one user: a base ``D'`` of ``N - 1`` vectors, the changed user's vector ``x`` in
+``D = D' + {x}`` and ``x_m`` in ``D_m = D' + {x_m}``.  As everywhere in exactdp
+``R(S) = P(S|D_m) / P(S|D)`` with ``S ~ A(D_m)`` and
+
+    eta(lam)   = P[R > lam]        (inclusive: P[R >= lam])
+    delta(lam) = E[(1 - lam/R)+] = sum_S (P(S|D_m) - lam P(S|D))+
+
+With ``k``-randomization (000 §6, 003 §1) every user submits ``k`` independent
+randomizations of its vector; the histogram of the ``kN`` synthetic vectors has
+the law of ``A`` applied to the collection in which every vector is repeated
+``k`` times, so the same machinery applies with all multiplicities times ``k``.
+
+Symmetry reductions (proved in ``proofs/symmetry_reductions.py``):
+
+* **bit relabelling and flips**: for a permutation ``g`` of the ``L`` positions
+  and a mask ``m``, ``v -> g(v) XOR m`` maps ``A(D)`` to ``A(gD XOR m)``; the law
+  of R is invariant (:func:`canonical_key` picks one representative);
+* **column classes** (sufficient statistic): flip every column so that the
+  changed user's ``x`` is 0 there and group the columns by their pattern over
+  the distinct vectors of ``D`` and ``D_m``.  Within a class every vector is
+  constant, so ``p(v|u)`` depends on a synthetic ``v`` only through its numbers
+  of ones per class (its *coarse type*), and ``R`` is a function of the
+  histogram of coarse types; constant columns drop out (:func:`reduce_pair`);
+* **homogeneous base** (000 (2.4)): for ``D' = z^(N-1)`` write ``r_y(v) =
+  p(v|y)/p(v|z)``; then ``P(S|D' + y) = P(S|z^N) (1/N) sum_i s_i r_y(v_i)`` and
+
+      R > lam  <=>  Z = sum_i s_i (r_{x_m}(v_i) - lam r_x(v_i)) > 0,
+      delta    =   E_{z^N}[Z+] / N,
+
+  a linear statistic of a multinomial histogram, summed by the certified
+  kernel (:func:`exactdp.kernel.tail_sums`).  With ``z = 0`` the weights only
+  depend on the numbers of ones in ``B = x \\ x_m``, ``C = x_m \\ x`` and
+  ``E = x & x_m``; a homogeneous-base pair is the triple ``(b, c, e)`` =
+  their sizes (:class:`HomogeneousPair`).
+
+>>> P = Pair.from_collections([(0, 0), (0, 0)], [(0, 0), (1, 1)])
+>>> law = law_of_R(P, "1/3")
+>>> law == dict(bruteforce.law_of_R(*P.collections(), "1/3"))
+True
+>>> eta_exact(P, "1/3", 2) == bruteforce.eta(*P.collections(), "1/3", 2)
+True
+>>> HomogeneousPair.of(P)
+HomogeneousPair(N=2, b=0, c=2, e=0)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Iterable, Iterator
+
+from flint import arb, ctx, fmpq, fmpz_poly
+
+from . import bruteforce, domains
+from .errors import CapacityError, ParameterError, PrecisionError
+from .interval import Interval, arb_to_interval
+from .kernel import Threshold, tail_sums
+
+__all__ = [
+    "Pair", "HomogeneousPair", "Reduced", "reduce_pair", "canonical_key", "enumerate_pairs",
+    "law_of_R", "eta_exact", "delta_exact", "eta", "delta", "canonical_pair", "reverse_canonical_pair",
+    "exp_interval", "gt_exp", "MAX_COARSE_HISTOGRAMS", "weight", "bits_of", "type_of",
+]
+
+#: Largest number of coarse-type histograms the exact enumeration visits.
+MAX_COARSE_HISTOGRAMS = 400_000
+
+
+# ----------------------------------------------------------------------------- vectors
+def bits_of(t: int, L: int) -> tuple[int, ...]:
+    """Bit vector of type ``t`` (000 §1.3 order: bit j is ``(t >> j) & 1``)."""
+    return tuple((t >> j) & 1 for j in range(L))
+
+
+def type_of(v: Iterable[int]) -> int:
+    return bruteforce.type_index(v)
+
+
+def weight(t: int) -> int:
+    """Number of set bits of type ``t``."""
+    return bin(t).count("1")
+
+
+# ----------------------------------------------------------------------------- pairs
+@dataclass(frozen=True)
+class Pair:
+    """A neighbouring pair ``D = base + {x}``, ``D_m = base + {x_m}`` of L-bit vectors.
+
+    ``base`` holds multiplicities over the ``2^L`` vector types (000 §1.3 order);
+    ``k`` is the number of randomizations per user (1: the plain mechanism).
+    """
+
+    L: int
+    base: tuple
+    x: int
+    x_m: int
+    k: int = 1
+
+    def __post_init__(self):
+        L = domains.L.parse(self.L)
+        if len(self.base) != 1 << L:
+            raise ParameterError(f"base must have 2^L = {1 << L} counts, got {len(self.base)}")
+        if any((not isinstance(c, int)) or c < 0 for c in self.base):
+            raise ParameterError("base counts must be nonnegative integers")
+        for t in (self.x, self.x_m):
+            if not 0 <= t < 1 << L:
+                raise ParameterError(f"vector type {t} outside [0, 2^L) for L={L}")
+        domains.K.parse(self.k)
+        domains.N.parse(self.N)
+
+    @property
+    def N(self) -> int:
+        return sum(self.base) + 1
+
+    # constructors
+    @classmethod
+    def from_collections(cls, D, D_m, L: int | None = None, k: int = 1) -> "Pair":
+        """From two explicit collections (lists of bit tuples or type-count mappings)."""
+        L1, c = bruteforce.collection_counts(D, L)
+        _, cm = bruteforce.collection_counts(D_m, L1)
+        if sum(c) != sum(cm):
+            raise ParameterError(f"D has {sum(c)} vectors but D_m has {sum(cm)}")
+        diff = [a - b for a, b in zip(c, cm)]
+        if all(d == 0 for d in diff):
+            # identical collections: any common vector is "changed" to itself
+            t = next(i for i, v in enumerate(c) if v)
+            x = x_m = t
+        else:
+            pos = [i for i, d in enumerate(diff) if d > 0]
+            neg = [i for i, d in enumerate(diff) if d < 0]
+            if len(pos) != 1 or len(neg) != 1 or diff[pos[0]] != 1 or diff[neg[0]] != -1:
+                raise ParameterError("D and D_m must differ in exactly one user's vector")
+            x, x_m = pos[0], neg[0]
+        base = list(c)
+        base[x] -= 1
+        return cls(L1, tuple(base), x, x_m, k)
+
+    @classmethod
+    def homogeneous(cls, N: int, L: int, z: int, x: int, x_m: int, k: int = 1) -> "Pair":
+        """Base of ``N - 1`` copies of ``z``; the changed user goes ``x -> x_m``."""
+        base = [0] * (1 << L)
+        base[z] += N - 1
+        return cls(L, tuple(base), x, x_m, k)
+
+    def collections(self) -> tuple[list, list]:
+        """``(D, D_m)`` as lists of bit tuples (base first, changed user last)."""
+        out = []
+        for t, m in enumerate(self.base):
+            out += [bits_of(t, self.L)] * m
+        return out + [bits_of(self.x, self.L)], out + [bits_of(self.x_m, self.L)]
+
+    def repeated(self) -> tuple[dict, dict]:
+        """``(D^k, D_m^k)`` as type-count dicts (every vector repeated ``k`` times)."""
+        D = defaultdict(int)
+        for t, m in enumerate(self.base):
+            if m:
+                D[t] += self.k * m
+        Dm = dict(D)
+        D[self.x] += self.k
+        Dm[self.x_m] = Dm.get(self.x_m, 0) + self.k
+        return dict(D), Dm
+
+    def reverse(self) -> "Pair":
+        """The pair with ``D`` and ``D_m`` swapped (003 §2.1's direction)."""
+        return Pair(self.L, self.base, self.x_m, self.x, self.k)
+
+    def with_k(self, k: int) -> "Pair":
+        return Pair(self.L, self.base, self.x, self.x_m, k)
+
+    def max_weight(self) -> int:
+        ts = [t for t, m in enumerate(self.base) if m] + [self.x, self.x_m]
+        return max(weight(t) for t in ts)
+
+    def to_json(self) -> dict:
+        D, Dm = self.collections()
+        return {"L": self.L, "N": self.N, "k": self.k,
+                "D": ["".join(map(str, v)) for v in D], "D_m": ["".join(map(str, v)) for v in Dm]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Pair":
+        D = [tuple(int(ch) for ch in s) for s in d["D"]]
+        Dm = [tuple(int(ch) for ch in s) for s in d["D_m"]]
+        return cls.from_collections(D, Dm, d["L"], d.get("k", 1))
+
+    def describe(self) -> str:
+        D, Dm = self.collections()
+        bs = defaultdict(int)
+        for t, m in enumerate(self.base):
+            if m:
+                bs["".join(map(str, bits_of(t, self.L)))] += m
+        base = " + ".join(f"{m}x{v}" if m > 1 else v for v, m in sorted(bs.items()))
+        ks = f", k={self.k}" if self.k != 1 else ""
+        x = "".join(map(str, bits_of(self.x, self.L)))
+        xm = "".join(map(str, bits_of(self.x_m, self.L)))
+        return f"base [{base or 'empty'}], {x} -> {xm} (N={self.N}, L={self.L}{ks})"
+
+
+def canonical_pair(N: int, L: int, k: int = 1) -> Pair:
+    """000's ``D* = 0^N``, ``D_m* = 0^(N-1) + 1``."""
+    return Pair.homogeneous(N, L, 0, 0, (1 << L) - 1, k)
+
+
+def reverse_canonical_pair(N: int, L: int, k: int = 1) -> Pair:
+    """003's choice: ``D = 0^(N-1) + 1``, ``D_m = 0^N``."""
+    return canonical_pair(N, L, k).reverse()
+
+
+# ----------------------------------------------------------------------------- symmetry
+def _perm_type(t: int, perm: tuple, mask: int) -> int:
+    out = 0
+    for j, pj in enumerate(perm):
+        if (t >> j) & 1:
+            out |= 1 << pj
+    return out ^ mask
+
+
+@lru_cache(maxsize=64)
+def _group(L: int, flips: bool) -> tuple:
+    masks = range(1 << L) if flips else (0,)
+    return tuple((perm, m) for perm in itertools.permutations(range(L)) for m in masks)
+
+
+def canonical_key(P: Pair, flips: bool = True) -> tuple:
+    """Smallest image of the pair under bit permutations (and XOR masks when ``flips``).
+
+    Pairs with equal keys have the same law of R (theorem ``sym-group`` of
+    ``proofs/symmetry_reductions.py``).
+
+    >>> a = Pair.homogeneous(3, 2, 0, 0, 1); b = Pair.homogeneous(3, 2, 3, 3, 1)
+    >>> canonical_key(a) == canonical_key(b)
+    True
+    """
+    best = None
+    for perm, m in _group(P.L, flips):
+        base = [0] * (1 << P.L)
+        for t, c in enumerate(P.base):
+            if c:
+                base[_perm_type(t, perm, m)] += c
+        key = (P.k, tuple(base), _perm_type(P.x, perm, m), _perm_type(P.x_m, perm, m))
+        if best is None or key < best:
+            best = key
+    return (P.L,) + best
+
+
+# ----------------------------------------------------------------------------- column classes
+@dataclass(frozen=True)
+class Reduced:
+    """A pair reduced to column classes (see the module doc).
+
+    ``sizes[c]`` is the number of columns in class ``c``; every vector is
+    described by one bit per class (after flipping columns so that ``x`` is 0);
+    ``base`` is a tuple of ``(class-bits, multiplicity)``.
+    """
+
+    sizes: tuple
+    base: tuple
+    x: tuple
+    x_m: tuple
+    k: int = 1
+
+    @property
+    def N(self) -> int:
+        return sum(m for _, m in self.base) + 1
+
+    @property
+    def num_coarse_types(self) -> int:
+        return math.prod(s + 1 for s in self.sizes)
+
+    def is_homogeneous_base(self) -> bool:
+        return len(self.base) <= 1
+
+
+def reduce_pair(P: Pair) -> Reduced:
+    """Column-class reduction (drops constant columns, sorts classes).
+
+    >>> reduce_pair(Pair.homogeneous(4, 3, 0, 0, 7))
+    Reduced(sizes=(3,), base=(((0,), 3),), x=(0,), x_m=(1,), k=1)
+    """
+    distinct = sorted({t for t, m in enumerate(P.base) if m})
+    vecs = [P.x, P.x_m] + [t for t in distinct if t not in (P.x, P.x_m)]
+    classes: dict = defaultdict(int)
+    for j in range(P.L):
+        flip = (P.x >> j) & 1
+        pattern = tuple(((t >> j) & 1) ^ flip for t in vecs)
+        if any(pattern):
+            classes[pattern] += 1
+    pats = sorted(classes)
+    sizes = tuple(classes[pt] for pt in pats)
+
+    def cls_bits(t):
+        i = vecs.index(t)
+        return tuple(pt[i] for pt in pats)
+
+    base = tuple(sorted((cls_bits(t), P.base[t]) for t in distinct))
+    return Reduced(sizes, base, cls_bits(P.x), cls_bits(P.x_m), P.k)
+
+
+# ----------------------------------------------------------------------------- exact law
+def _q_ints(q: Fraction) -> tuple[int, int, int]:
+    return q.numerator, q.denominator - q.numerator, q.denominator
+
+
+@lru_cache(maxsize=4096)
+def _coarse_row(sizes: tuple, bits: tuple, q: Fraction) -> tuple:
+    """Integer numerators (over den^sum(sizes)) of the coarse-type law of one vector."""
+    u, v, _ = _q_ints(q)
+    per = []
+    for s, b in zip(sizes, bits):
+        if b:   # vector has 1 in the class: ones ~ Bin(s, p)
+            per.append([math.comb(s, c) * v**c * u**(s - c) for c in range(s + 1)])
+        else:
+            per.append([math.comb(s, c) * u**c * v**(s - c) for c in range(s + 1)])
+    return tuple(math.prod(x) for x in itertools.product(*per))
+
+
+def _count_histograms(n: int, K: int, cap: int) -> int:
+    c = 1
+    for i in range(1, min(n, K - 1) + 1):
+        c = c * (n + K - 1 - min(n, K - 1) + i) // i
+        if c > cap:
+            return cap + 1
+    return c
+
+
+def check_capacity(red: Reduced, cap: int = MAX_COARSE_HISTOGRAMS) -> int:
+    n = red.N * red.k
+    K = red.num_coarse_types
+    c = _count_histograms(n, K, cap)
+    if c > cap:
+        raise CapacityError(
+            f"exact enumeration: {n} synthetic vectors over {K} coarse types give more than "
+            f"{cap} histograms; use the homogeneous-base kernel, L = 1, or a smaller N")
+    return c
+
+
+@lru_cache(maxsize=256)
+def _histogram_law(sizes: tuple, users: tuple, q: Fraction) -> dict:
+    """``{coarse histogram: integer numerator}`` for users ``((bits, mult), ...)``."""
+    K = math.prod(s + 1 for s in sizes)
+    cur = {(0,) * K: 1}
+    for bits, m in users:
+        row = _coarse_row(sizes, bits, q)
+        for _ in range(m):
+            nxt: dict = defaultdict(int)
+            for h, w in cur.items():
+                for s, ws in enumerate(row):
+                    if ws:
+                        h2 = h[:s] + (h[s] + 1,) + h[s + 1:]
+                        nxt[h2] += w * ws
+            cur = dict(nxt)
+    return cur
+
+
+def _users(red: Reduced, changed: tuple) -> tuple:
+    d: dict = defaultdict(int)
+    for bits, m in red.base:
+        d[bits] += m * red.k
+    d[changed] += red.k
+    return tuple(sorted(d.items()))
+
+
+def _exact_laws(P: Pair, q) -> tuple[dict, dict, int]:
+    q = Fraction(domains.Q.parse(q))
+    red = reduce_pair(P)
+    if red.x == red.x_m:
+        return {(): 1}, {(): 1}, 1
+    check_capacity(red)
+    LD = _histogram_law(red.sizes, _users(red, red.x), q)
+    LM = _histogram_law(red.sizes, _users(red, red.x_m), q)
+    den = q.denominator ** (sum(red.sizes) * red.N * red.k)
+    return LD, LM, den
+
+
+def law_of_R(P: Pair, q, under: str = "D_m") -> dict:
+    """Exact law ``{R: probability}`` by enumerating coarse-type histograms.
+
+    Raises :class:`~exactdp.errors.CapacityError` beyond
+    :data:`MAX_COARSE_HISTOGRAMS` (L = 1 pairs of any size: :func:`eta`).
+    """
+    LD, LM, den = _exact_laws(P, q)
+    W = LM if under == "D_m" else LD
+    out: dict = defaultdict(int)
+    for h, wd in LD.items():
+        out[Fraction(LM[h], wd)] += W[h]
+    return {r: Fraction(w, den) for r, w in sorted(out.items())}
+
+
+# ----------------------------------------------------------------------------- e^eps
+def exp_interval(eps: Fraction, prec: int = 256) -> Interval:
+    """Certified rational enclosure of ``e^eps``."""
+    with ctx.workprec(prec):
+        return arb_to_interval(arb(fmpq(eps.numerator, eps.denominator)).exp())
+
+
+def gt_exp(r: Fraction, eps: Fraction) -> bool:
+    """Exact ``r > e^eps`` for rationals (``e^eps`` is irrational unless ``eps == 0``)."""
+    if eps == 0:
+        return r > 1
+    prec = 128
+    while prec <= 1 << 16:
+        iv = exp_interval(eps, prec)
+        if r > iv.upper:
+            return True
+        if r < iv.lower:
+            return False
+        prec *= 2
+    raise PrecisionError(f"cannot compare {r} with e^{eps}")
+
+
+def _lam_eps(lam, eps):
+    if (lam is None) == (eps is None):
+        raise ParameterError("give exactly one of lam or eps")
+    if lam is not None:
+        return Fraction(domains.LAM.parse(lam)), None
+    return None, Fraction(domains.EPS.parse(eps))
+
+
+def _above(r: Fraction, lam, eps, inclusive: bool) -> bool:
+    if lam is not None:
+        return r > lam or (inclusive and r == lam)
+    return gt_exp(r, eps)
+
+
+def eta_from_law(law: dict, lam=None, eps=None, inclusive: bool = False) -> Fraction:
+    lam, eps = _lam_eps(lam, eps)
+    return sum((w for r, w in law.items() if _above(r, lam, eps, inclusive)), Fraction(0))
+
+
+def delta_from_law(law: dict, lam) -> Fraction:
+    lam = Fraction(domains.LAM.parse(lam))
+    return sum((w * (1 - lam / r) for r, w in law.items() if r > lam), Fraction(0))
+
+
+def eta_exact(P: Pair, q, lam=None, eps=None, inclusive: bool = False) -> Fraction:
+    """Exact eta (a Fraction) by the coarse enumeration or, for effective L = 1, polynomials."""
+    red = reduce_pair(P)
+    if len(red.sizes) == 1 and red.sizes[0] == 1:
+        return _l1(red, q)[0](lam, eps, inclusive)
+    return eta_from_law(law_of_R(P, q), lam, eps, inclusive)
+
+
+def delta_exact(P: Pair, q, lam) -> Fraction:
+    red = reduce_pair(P)
+    if len(red.sizes) == 1 and red.sizes[0] == 1:
+        return _l1(red, q)[1](lam)
+    return delta_from_law(law_of_R(P, q), lam)
+
+
+# ----------------------------------------------------------------------------- L = 1
+def _l1(red: Reduced, q):
+    """Exact eta/delta for a pair whose reduction is one column (effective L = 1).
+
+    The synthetic count of ones is ``Bin(#ones, p) + Bin(#zeros, q)``; both laws
+    are integer polynomials ``(u + v z)^a (v + u z)^b`` (``q = u/den``) multiplied
+    with FLINT, so N in the thousands (times k) is exact and fast.
+    """
+    q = Fraction(domains.Q.parse(q))
+    u, v, den = _q_ints(q)
+    ones = sum(m for bits, m in red.base if bits[0]) * red.k
+    zeros = sum(m for bits, m in red.base if not bits[0]) * red.k
+    k = red.k
+
+    def law(changed_bit):
+        a = ones + (k if changed_bit else 0)
+        b = zeros + (0 if changed_bit else k)
+        return (fmpz_poly([u, v]) ** a) * (fmpz_poly([v, u]) ** b)
+
+    PD = law(red.x[0])
+    PM = law(red.x_m[0])
+    n = (ones + zeros + k)
+    D = den ** n
+    cD = [int(c) for c in PD.coeffs()] + [0] * (n + 1 - PD.length())
+    cM = [int(c) for c in PM.coeffs()] + [0] * (n + 1 - PM.length())
+
+    def eta_fn(lam=None, eps=None, inclusive=False):
+        lam, eps = _lam_eps(lam, eps)
+        tot = 0
+        if lam is not None:
+            a, b = lam.numerator, lam.denominator
+            for pm, pd in zip(cM, cD):
+                if pm * b > a * pd or (inclusive and pm * b == a * pd):
+                    tot += pm
+        else:
+            for pm, pd in zip(cM, cD):
+                if gt_exp(Fraction(pm, pd), eps):
+                    tot += pm
+        return Fraction(tot, D)
+
+    def delta_fn(lam):
+        lam = Fraction(domains.LAM.parse(lam))
+        a, b = lam.numerator, lam.denominator
+        tot = sum(max(pm * b - a * pd, 0) for pm, pd in zip(cM, cD))
+        return Fraction(tot, D * b)
+
+    return eta_fn, delta_fn
+
+
+# ----------------------------------------------------------------------------- homogeneous base
+@dataclass(frozen=True)
+class HomogeneousPair:
+    """Homogeneous base ``0^(N-1)``, changed user ``x -> x_m`` with
+    ``b = |x \\ x_m|``, ``c = |x_m \\ x|``, ``e = |x & x_m|`` (all other columns are
+    constant and drop out).  Every homogeneous-base pair reduces to one of these
+    (flip the columns where the base vector has a 1).
+
+    000's canonical pair is ``(0, L, 0)``; its reverse (003 §2.1) is ``(L, 0, 0)``.
+    """
+
+    N: int
+    b: int
+    c: int
+    e: int
+
+    @classmethod
+    def of(cls, P: Pair) -> "HomogeneousPair":
+        if P.k != 1:
+            raise ParameterError("the linear statistic needs k = 1")
+        z = next((t for t, m in enumerate(P.base) if m), P.x)
+        if any(m for t, m in enumerate(P.base) if t != z):
+            raise ParameterError("the base is not homogeneous")
+        x, xm = P.x ^ z, P.x_m ^ z
+        return cls(P.N, weight(x & ~xm), weight(xm & ~x), weight(x & xm))
+
+    def pair(self) -> Pair:
+        """A representative :class:`Pair` (L = b + c + e, base 0)."""
+        L = max(1, self.b + self.c + self.e)
+        x = sum(1 << j for j in range(self.b)) | sum(1 << (self.b + self.c + j) for j in range(self.e))
+        xm = sum(1 << (self.b + j) for j in range(self.c)) | sum(1 << (self.b + self.c + j) for j in range(self.e))
+        return Pair.homogeneous(self.N, L, 0, x, xm)
+
+    def reverse(self) -> "HomogeneousPair":
+        return HomogeneousPair(self.N, self.c, self.b, self.e)
+
+
+def _binom_row(m: int, prob: Fraction) -> list[Fraction]:
+    return [math.comb(m, i) * prob**i * (1 - prob)**(m - i) for i in range(m + 1)]
+
+
+@lru_cache(maxsize=512)
+def _hom_categories(b: int, c: int, e: int, q: Fraction, lam: Fraction):
+    """Merged categories of the linear statistic: sorted integer weights, base law,
+    law of the changed user's category under D_m, and the integer scale."""
+    p = 1 - q
+    r = q / p
+    a_, b_ = r.numerator, r.denominator          # p/q = b_/a_
+    M = max(c + e, b + e)
+    ln, ld = lam.numerator, lam.denominator
+    Bq, Cq, Eq = _binom_row(b, q), _binom_row(c, q), _binom_row(e, q)
+    Cp, Ep = _binom_row(c, p), _binom_row(e, p)
+    base: dict = defaultdict(Fraction)
+    out: dict = defaultdict(Fraction)
+    for i in range(b + 1):
+        for j in range(c + 1):
+            for kk in range(e + 1):
+                al, be = j + kk, i + kk
+                k1, k2 = 2 * al - (c + e), 2 * be - (b + e)
+                W = ld * a_**(M - k1) * b_**(M + k1) - ln * a_**(M - k2) * b_**(M + k2)
+                base[W] += Bq[i] * Cq[j] * Eq[kk]
+                out[W] += Bq[i] * Cp[j] * Ep[kk]
+    Ws = tuple(sorted(base))
+    return Ws, tuple(base[w] for w in Ws), tuple(out[w] for w in Ws), ld * (a_ * b_)**M
+
+
+@dataclass(frozen=True)
+class _Law:
+    """Duck-typed law for :func:`exactdp.kernel.tail_sums`."""
+
+    L: int
+    pi0: tuple
+    weights: tuple
+
+
+def _tail(Ws, pis, n, t, prec, tol):
+    """Certified ``TailSums`` of ``Z = sum_c T_c W_c`` (``T ~ MN(n, pis)``) around ``t``,
+    or ``None`` when Z is deterministic (one category or n = 0)."""
+    w0 = Ws[0]
+    if n == 0 or len(Ws) == 1:
+        return None, n * w0
+    law = _Law(len(Ws) - 1, pis, tuple(w - w0 for w in Ws))
+    return tail_sums(law, n, Threshold.from_fraction(Fraction(t - n * w0), prec), prec=prec, tol=tol), None
+
+
+def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
+                 prec: int, tol: float) -> Interval:
+    if H.b == H.c == 0:                     # x == x_m: R = 1
+        return Interval.exact(1 if (lam < 1 or (inclusive and lam == 1)) else 0)
+    Ws, pi0, pio, _ = _hom_categories(H.b, H.c, H.e, q, lam)
+    lo = hi = Fraction(0)
+    for W, po in zip(Ws, pio):
+        if po == 0:
+            continue
+        ts, det = _tail(Ws, pi0, H.N - 1, -W, prec, tol)
+        if ts is None:
+            v = 1 if (det > -W or (inclusive and det == -W)) else 0
+            lo += po * v
+            hi += po * v
+        else:
+            iv = ts.p_above(inclusive)
+            lo += po * iv.lower
+            hi += po * iv.upper
+    return Interval(lo, min(hi, Fraction(1)))
+
+
+def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, tol: float) -> Interval:
+    if H.b == H.c == 0:
+        return Interval.exact(max(Fraction(0), 1 - lam))
+    Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
+    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol)
+    if ts is None:
+        return Interval.exact(Fraction(max(det, 0), H.N * scale))
+    return ts.excess_above().scale(Fraction(1, H.N * scale))
+
+
+def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
+            prec: int = 160, tol: float = 1e-40) -> Interval:
+    """Certified eta of a homogeneous-base pair (any N) by the linear statistic."""
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = _lam_eps(lam, eps)
+    if lam is not None:
+        return _hom_eta_lam(H, q, lam, inclusive, prec, tol)
+    if eps == 0:
+        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol)
+    e = exp_interval(eps, prec + 96)           # e^eps in (lo, hi); no tie possible
+    a = _hom_eta_lam(H, q, e.upper, False, prec, tol)
+    b = _hom_eta_lam(H, q, e.lower, False, prec, tol)
+    return Interval(a.lower, max(a.lower, b.upper))
+
+
+def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: float = 1e-40) -> Interval:
+    """Certified delta of a homogeneous-base pair: ``E_{0^N}[Z+] / N``."""
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = _lam_eps(lam, eps)
+    if lam is not None:
+        return _hom_delta_lam(H, q, lam, prec, tol)
+    e = exp_interval(eps, prec + 96)
+    a = _hom_delta_lam(H, q, e.upper, prec, tol)
+    b = _hom_delta_lam(H, q, e.lower, prec, tol)
+    return Interval(a.lower, max(a.lower, b.upper))
+
+
+# ----------------------------------------------------------------------------- dispatch
+def route(P: Pair) -> str:
+    """Which method :func:`eta` uses: ``exact`` (coarse enumeration), ``l1``
+    (polynomials), ``kernel`` (homogeneous base, certified) or ``none``."""
+    red = reduce_pair(P)
+    if red.x == red.x_m or (len(red.sizes) == 1 and red.sizes[0] == 1):
+        return "l1" if red.x != red.x_m else "exact"
+    try:
+        check_capacity(red)
+        return "exact"
+    except CapacityError:
+        pass
+    if red.is_homogeneous_base() and P.k == 1:
+        return "kernel"
+    return "none"
+
+
+def eta(P: Pair, q, lam=None, eps=None, inclusive: bool = False, **kw) -> Interval:
+    """Certified ``eta`` of any pair: exact (a degenerate interval) when it can be
+    enumerated, certified by the kernel for homogeneous bases of any size.
+
+    >>> P = Pair.homogeneous(1000, 5, 0, 0, 31)        # 000 §3.3, N = 1000
+    >>> iv = eta(P, "0.2446", lam=2)
+    >>> iv.contains(Fraction("0.0070676216237935255841")) or iv.width < Fraction(1, 10**20)
+    True
+    """
+    rt = route(P)
+    if rt in ("exact", "l1"):
+        return Interval.exact(eta_exact(P, q, lam, eps, inclusive))
+    if rt == "kernel":
+        return hom_eta(HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
+    check_capacity(reduce_pair(P))
+    raise AssertionError("unreachable")
+
+
+def delta(P: Pair, q, lam=None, eps=None, **kw) -> Interval:
+    """Certified ``delta`` of any pair (see :func:`eta`)."""
+    rt = route(P)
+    if rt in ("exact", "l1"):
+        if lam is None:
+            lam_, eps_ = _lam_eps(lam, eps)
+            e = exp_interval(eps_)
+            return Interval(delta_exact(P, q, e.upper), delta_exact(P, q, e.lower))
+        return Interval.exact(delta_exact(P, q, lam))
+    if rt == "kernel":
+        return hom_delta(HomogeneousPair.of(P), q, lam, eps, **kw)
+    check_capacity(reduce_pair(P))
+    raise AssertionError("unreachable")
+
+
+# ----------------------------------------------------------------------------- enumeration
+def enumerate_pairs(N: int, L: int, *, max_weight: int | None = None, homogeneous_base: bool = False,
+                    k: int = 1, dedup: bool = True) -> Iterator[Pair]:
+    """All neighbouring pairs with ``x != x_m`` (one representative per symmetry class).
+
+    ``max_weight`` restricts every vector to at most that many set bits (then
+    only bit permutations are used as symmetries); ``homogeneous_base`` only
+    yields bases of ``N - 1`` copies of one vector.
+    """
+    types = [t for t in range(1 << L) if max_weight is None or weight(t) <= max_weight]
+    flips = max_weight is None
+    seen = set()
+    if homogeneous_base:
+        bases = [(z,) * (N - 1) for z in types] if N > 1 else [()]
+    else:
+        bases = itertools.combinations_with_replacement(types, N - 1)
+    for bs in bases:
+        base = [0] * (1 << L)
+        for t in bs:
+            base[t] += 1
+        base = tuple(base)
+        for x in types:
+            for xm in types:
+                if x == xm:
+                    continue
+                P = Pair(L, base, x, xm, k)
+                if dedup:
+                    key = canonical_key(P, flips)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                yield P
