@@ -76,13 +76,19 @@ def tail_claims(digits: int = 12) -> list[dict]:
         iv = d.eta(**kw, inclusive=True, digits=digits)
         v, why = _verdict(iv, printed)
         strict = d.eta(**kw, inclusive=False, digits=digits)
+        diff = abs(float(iv.mid) - float(Fraction(printed)))
+        eta_f = float(iv.mid)
+        n_max = int(4 * eta_f * (1 - eta_f) / diff**2) if diff > 0 else None
+        mc = (f"; the printed value is a Monte Carlo estimate of unstated sample size: it lies "
+              f"within 2 standard errors of the exact value only if n <= {n_max} samples"
+              if n_max is not None else "")
         rec = {"id": f"000-s3.3-eta-{'e2' if lab == 'e^2' else '2'}-N{N}", "source": P000,
                "location": "§3.3 table", "quantity": "eta",
                "statement": f"L=5, N={N}, q={q}, lambda={lab}: p(R(S) >= lambda) = {printed}",
                "params": {"N": str(N), "L": "5", "q": q,
                           **({"eps": "2"} if lab == "e^2" else {"lam": "2"})},
                "claimed": printed, "computed": iv.to_dict(digits), "verdict": v,
-               "reason": why + f"; strict P[R > lambda] = {strict.to_dict(8)['lower']}"}
+               "reason": why + f"; strict P[R > lambda] = {strict.to_dict(8)['lower']}" + mc}
         out.append(rec)
     # §3.4 repeats the e^2 rows under "lambda = 2": check that reading too
     for N, q, lab, printed in SEC33[3:]:

@@ -208,46 +208,40 @@ class PrivacyRatio:
     def sf(self, x=None, *, eps=None, inclusive: bool = False, digits: int = 20,
            method: str = "exact", progress=None, max_seconds=None):
         """``P[R > x]`` (``inclusive``: ``P[R >= x]``), summed directly."""
-        x, eps = self._x_or_eps(x, eps)
-        digits = domains.DIGITS.parse(digits)
-        if x is not None and x <= 0:
-            return Interval.exact(1) if method == "exact" else Estimate(1.0, 0.0)
-        fwd = self.direction == "forward"
-        norm = self._norm
-
-        def quantity(ts, fast):
-            if fast:
-                if fwd:
-                    P = ts.up_P + (ts.eq_P if inclusive else 0.0)
-                    return (ts.tau_x * P + ts.up_X) / self.N
-                return ts.lo_P + (ts.eq_P if inclusive else 0.0)
-            if fwd:
-                return ts.e_above(inclusive).scale(Fraction(1, norm)).clip(0, 1)
-            return ts.p_below(inclusive)
-
-        return self._query(x, eps, digits, method, quantity, "sf", progress, max_seconds)
+        return self._side(x, eps, True, inclusive, digits, method, progress, max_seconds)
 
     def cdf(self, x=None, *, eps=None, inclusive: bool = True, digits: int = 20,
             method: str = "exact", progress=None, max_seconds=None):
         """``P[R <= x]`` (``inclusive=False``: ``P[R < x]``), summed directly."""
+        return self._side(x, eps, False, inclusive, digits, method, progress, max_seconds)
+
+    def _side(self, x, eps, r_above, inclusive, digits, method, progress, max_seconds):
+        """Mass of R above (or below) x.  Forward: R = Z/norm, so the mass is
+        ``E_D[Z; Z on that side]/norm`` (change of measure); reverse: R = norm/Z,
+        so R above x means Z below the threshold."""
         x, eps = self._x_or_eps(x, eps)
         digits = domains.DIGITS.parse(digits)
         if x is not None and x <= 0:
-            return Interval.exact(0) if method == "exact" else Estimate(0.0, 0.0)
+            v = 1 if r_above else 0
+            return Interval.exact(v) if method == "exact" else Estimate(float(v), 0.0)
         fwd = self.direction == "forward"
+        z_above = r_above if fwd else not r_above
         norm = self._norm
 
         def quantity(ts, fast):
             if fast:
-                if fwd:
-                    P = ts.lo_P + (ts.eq_P if inclusive else 0.0)
-                    return (ts.tau_x * P - ts.lo_X) / self.N
-                return ts.up_P + (ts.eq_P if inclusive else 0.0)
+                P = (ts.up_P if z_above else ts.lo_P) + (ts.eq_P if inclusive else 0.0)
+                if not fwd:
+                    return P
+                X = ts.up_X if z_above else -ts.lo_X
+                return (ts.tau_x * P + X) / self.N
             if fwd:
-                return ts.e_below(inclusive).scale(Fraction(1, norm)).clip(0, 1)
-            return ts.p_above(inclusive)
+                e = ts.e_above(inclusive) if z_above else ts.e_below(inclusive)
+                return e.scale(Fraction(1, norm)).clip(0, 1)
+            return ts.p_above(inclusive) if z_above else ts.p_below(inclusive)
 
-        return self._query(x, eps, digits, method, quantity, "cdf", progress, max_seconds)
+        return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
+                           progress, max_seconds)
 
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
         if method == "fast":
