@@ -108,6 +108,31 @@ class Mechanism:
             T += rng.multinomial(1, p1, size=size)
         return T
 
+    def sample_histograms(self, D, size: int, rng=None) -> np.ndarray:
+        """Monte Carlo: ``size`` synthetic histograms S = A(D), shape ``(size, 2^L)``.
+
+        ``D`` is a sequence of bit vectors (tuples of 0/1, or ints whose bit j
+        is position j).  Each bit of each vector flips independently with
+        probability q (000 §1.3); the histogram counts the 2^L vector types.
+        Needs ``L <= 20``.
+
+        >>> h = Mechanism(2, "1/4").sample_histograms([(0, 0), (1, 1)], 5, rng=0)
+        >>> h.shape, bool((h.sum(axis=1) == 2).all())
+        ((5, 4), True)
+        """
+        if self.L > 20:
+            raise ValueError(f"sample_histograms needs L <= 20 (2^L types), got L={self.L}")
+        rng = np.random.default_rng(rng)
+        x = np.array([v if isinstance(v, (int, np.integer))
+                      else sum(int(b) << j for j, b in enumerate(v)) for v in D], dtype=np.int64)
+        flips = rng.random((size, len(x), self.L)) < float(self.q)
+        masks = (flips * (1 << np.arange(self.L))).sum(axis=2)
+        types = x[None, :] ^ masks
+        out = np.zeros((size, 1 << self.L), dtype=np.int64)
+        rows = np.repeat(np.arange(size), len(x))
+        np.add.at(out, (rows, types.ravel()), 1)
+        return out
+
     def sample_ratio(self, N: int, size: int, direction: str = "forward", rng=None) -> np.ndarray:
         """Monte Carlo draws of R (float64) in the given direction.
 

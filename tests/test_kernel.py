@@ -132,3 +132,26 @@ def test_capacity_refused_before_work():
     from exactdp.capacity import check_capacity
     with pytest.raises(CapacityError, match="L=64"):
         check_capacity(Mechanism(64, "0.2"), 10**7)
+
+
+@pytest.mark.parametrize("x", [Fraction(3, 2), Fraction(2), Fraction(5, 2)])
+def test_forward_and_reverse_related_by_change_of_measure(x):
+    """On {R_f > x}: P_Dm = E_D[R_f; R_f > x] lies in [x, Rmax] * P_D[R_f > x], and
+    P_D[R_f > x] = P_D[R_rev < 1/x] is the reverse law's strict cdf at 1/x."""
+    fwd = from_randomized_response(150, 3, "1/5", "forward")
+    rev = from_randomized_response(150, 3, "1/5", "reverse")
+    a = fwd.sf(x, digits=20)
+    b = rev.cdf(1 / x, inclusive=False, digits=20)
+    assert a.lower <= fwd.support_max() * b.upper
+    assert x * b.lower <= a.upper
+    assert b.lower > 0
+
+
+def test_histogram_sampler_matches_sufficient_statistic_law():
+    """Sampled full histograms, reduced to set-bit counts, match P[T_L = 0]."""
+    m = Mechanism(3, "1/4")
+    D = [(0, 0, 0)] * 5 + [(1, 1, 1)]
+    h = m.sample_histograms(D, 40_000, rng=7)
+    top = h[:, 7]                               # type 111: three set bits
+    p_none = (1 - float(m.pi0[3])) ** 5 * (1 - float(m.pi1[3]))
+    assert abs(float((top == 0).mean()) - p_none) < 5 * math.sqrt(p_none * (1 - p_none) / 40_000)
