@@ -312,20 +312,34 @@ class PrivacyRatio:
             return n0 * e0 + e1, n0 * (s0 - e0**2) + (s1 - e1**2)
         return self.N * e0, self.N * (s0 - e0**2)
 
-    def mean(self) -> Fraction:
-        """Exact ``E R`` (forward: ``E X / N``, cf. 000 §3.1)."""
-        if self.direction != "forward":
-            raise NotImplementedError(
-                "E[R] = E[N/X] for the reverse direction has no closed form; "
-                "use mean_inverse() for E[1/R] = E[X]/N (003 (2.15))")
-        return self._moments_X()[0] / self.N
+    def mean(self, *, digits: int = 20):
+        """``E R``.  Forward: the exact Fraction ``E X / N`` (000 §3.1).  Reverse
+        (``R = N/X``, no closed form): a certified Interval from
+        :func:`exactdp.inverse_moments.inverse_moments`."""
+        if self.direction == "forward":
+            return self._moments_X()[0] / self.N
+        return self._reverse_moments(digits)[0]
 
-    def var(self) -> Fraction:
-        """Exact ``Var R`` (forward: ``Var X / N^2``, cf. 000 §3.1)."""
-        if self.direction != "forward":
-            raise NotImplementedError(
-                "Var[R] for the reverse direction has no closed form; use var_inverse()")
-        return self._moments_X()[1] / self.N**2
+    def var(self, *, digits: int = 20):
+        """``Var R``.  Forward: the exact Fraction ``Var X / N^2`` (000 §3.1);
+        reverse: a certified Interval."""
+        if self.direction == "forward":
+            return self._moments_X()[1] / self.N**2
+        return self._reverse_moments(digits)[1]
+
+    def _reverse_moments(self, digits):
+        digits = domains.DIGITS.parse(digits)
+        key = ("revmom", digits)
+        if key not in self._cache:
+            from .inverse_moments import inverse_moments
+            a, b = inverse_moments(self.mechanism, self.N, prec=int(3.33 * digits) + 96,
+                                   tol=10.0**(-digits - 4))
+            s = self._norm
+            m = a.scale(s)
+            e2 = b.scale(s * s)
+            v = Interval(max(e2.lower - m.upper**2, Fraction(0)), e2.upper - m.lower**2)
+            self._cache[key] = (m, v)
+        return self._cache[key]
 
     def mean_inverse(self) -> Fraction:
         """Exact ``E[1/R]`` (reverse: ``E X / N``, 003 (2.15))."""

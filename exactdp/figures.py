@@ -120,8 +120,8 @@ def law_data(s: Setting, nbins: int = 80, fast: bool = True, digits: int = CERT_
     """
     d = from_randomized_response(s.N, 5, s.q)
     rmax = float(d.support_max())
-    lo_x = _fast_quantile(d, 1e-4, 1 / rmax, 1.0)
-    hi_x = _fast_quantile(d, 1 - 1e-4, 1.0, rmax)
+    lo_x = _fast_quantile(d, 1e-4, 1 / rmax, 1.0, iters=14)
+    hi_x = _fast_quantile(d, 1 - 1e-4, 1.0, rmax, iters=18)
     lam = s.lam_float
     hi_x = max(hi_x, lam * 1.08)
     lam_edge = Fraction(lam).limit_denominator(10**9) if s.lam == "e^2" else Fraction(s.lam)
@@ -131,24 +131,31 @@ def law_data(s: Setting, nbins: int = 80, fast: bool = True, digits: int = CERT_
     step_q = Fraction(step).limit_denominator(10**9)
     edges = [lam_edge + j * step_q for j in range(j0, j1 + 1)]
     edges = [e for e in edges if e > 0]
-    method = "fast" if fast else "exact"
-    cdfs = [d.cdf(e, method=method, **({} if fast else {"digits": 6})) for e in edges]
-    if fast:
-        masses = [max(b.value - a.value, 0.0) for a, b in zip(cdfs, cdfs[1:])]
-        errors = [a.error + b.error for a, b in zip(cdfs, cdfs[1:])]
-        below = cdfs[0].value
-        above = 1.0 - cdfs[-1].value
-    else:
-        masses = [float((max(b.lower - a.upper, 0) + max(b.upper - a.lower, 0)) / 2)
-                  for a, b in zip(cdfs, cdfs[1:])]
-        errors = [float(max(b.upper - a.lower, 0) - max(b.lower - a.upper, 0)) / 2
-                  for a, b in zip(cdfs, cdfs[1:])]
-        below = float(cdfs[0].mid)
-        above = 1.0 - float(cdfs[-1].mid)
+    # lower part from cdf differences, upper part from sf differences, so that
+    # every bin mass (and its error) is a difference of *small* numbers
+    split = min(range(len(edges)), key=lambda i: abs(float(edges[i]) - float(d.mean())))
+    kw = {"method": "fast"} if fast else {"method": "exact", "digits": 6}
+    low = [d.cdf(e, **kw) for e in edges[:split + 1]]
+    high = [d.sf(e, **kw) for e in edges[split:]]
+
+    def val(v):
+        return (v.value, v.error) if fast else (float(v.mid), float(v.width) / 2)
+
+    masses, errors = [], []
+    for a, b in zip(low, low[1:]):
+        (va, ea), (vb, eb) = val(a), val(b)
+        masses.append(max(vb - va, 0.0))
+        errors.append(ea + eb)
+    for a, b in zip(high, high[1:]):
+        (va, ea), (vb, eb) = val(a), val(b)
+        masses.append(max(va - vb, 0.0))
+        errors.append(ea + eb)
+    below = val(low[0])[0]
+    above = val(high[-1])[0]
     eta = d.eta(digits=digits, **s.lam_kw)
     mean, var = d.mean(), d.var()
     return {"setting": s, "edges": [float(e) for e in edges], "masses": masses,
-            "max_bin_error": max(errors), "below": below, "above": above,
+            "errors": errors, "max_bin_error": max(errors), "below": below, "above": above,
             "eta": eta, "eta_str": eta.to_dict(digits), "digits": digits,
             "mean": float(mean), "sd": math.sqrt(float(var)), "bins_fast": fast}
 
@@ -159,19 +166,26 @@ def _eta_fast(N: int, L: int, q: Fraction, lam_kw: dict):
 
 def exact_q_fast(N: int, L: int, lam_kw: dict, target=ETA_TARGET, *, coarse: Fraction = Fraction(1, 100),
                  fine: Fraction = Fraction(1, 1000), tol: Fraction = Fraction(1, 10**6),
-                 qmax: Fraction = Fraction(49, 100)) -> dict:
+                 qmax: Fraction = Fraction(49, 100), max_cells: int = 4) -> dict:
     """Noise level for ``eta = P[R > lambda] <= target`` (forward), fast mode.
 
-    ``lam_kw`` is ``{"lam": Fraction}`` or ``{"eps": ...}``.  Scans
-    ``q = coarse, 2 coarse, ..., qmax``, takes the *last* grid point with
-    eta > target, scans that cell with step ``fine``, again takes the last
-    crossing, and bisects it to width ``tol``.  Returns a dict with the
-    bracket ``q_lo < q* <= q_hi`` (eta(q_lo) > target >= eta(q_hi), fast
-    estimates), ``max_error`` (largest float64 error bound met),
-    ``min_margin`` (smallest |eta - target| at the decided points, to be
-    compared with ``max_error``), and ``pockets``: grid points *below* q_lo
-    where eta <= target already (eta is not monotone in q) -- the plain
-    "smallest q with eta <= target" would be the first of them.
+    ``lam_kw`` is ``{"lam": Fraction}`` or ``{"eps": ...}``.  eta(q) is *not*
+    monotone in q (a saw-tooth: it drops when an atom of R crosses lambda and
+    creeps up in between), so:
+
+    1. scan ``q = coarse, 2 coarse, ..., qmax`` and take the last grid point
+       with eta > target;
+    2. rescan with step ``fine`` from there over up to ``max_cells`` coarse
+       cells (until the coarse eta is below target/4) and again take the last
+       point with eta > target;
+    3. bisect that fine cell to width ``tol``.
+
+    Returns a dict with the bracket ``q_lo < q* <= q_hi`` (eta(q_lo) > target
+    >= eta(q_hi), fast estimates): q_hi is the smallest q beyond which eta <=
+    target on the scanned grids.  Also ``max_error`` (largest float64 error
+    bound met), ``min_margin`` (smallest |eta - target| at the decided points),
+    and ``pockets``: scanned q *below* q_lo where eta <= target already -- the
+    plain "smallest q with eta <= target" would be the first of them.
 
     >>> r = exact_q_fast(500, 5, {"lam": Fraction(2)}, coarse=Fraction(1, 20), tol=Fraction(1, 100))
     >>> float(r["q_lo"]) < 0.26 < float(r["q_hi"])
@@ -191,38 +205,45 @@ def exact_q_fast(N: int, L: int, lam_kw: dict, target=ETA_TARGET, *, coarse: Fra
     n = int(qmax / coarse)
     grid = [coarse * j for j in range(1, n + 1)]
     vals = [eta(q) for q in grid]
+    base = {"N": N, "target": float(target)}
     if vals[-1] > t:
-        return {"N": N, "q_lo": None, "q_hi": None, "feasible": False, **stats}
+        return {**base, "q_lo": None, "q_hi": None, "feasible": False, "pockets": [], **stats}
     bad = [i for i, v in enumerate(vals) if v > t]
+    pockets: list[float] = []
     if not bad:
         a, b = Fraction(0), grid[0]
-        pockets = []
     else:
         i = bad[-1]
-        a, b = grid[i], grid[i + 1]
         pockets = [float(q) for q, v in zip(grid[:i], vals[:i]) if v <= t]
-        # finer scan of the cell [a, b]
-        m = int((b - a) / fine)
-        fgrid = [a + fine * j for j in range(1, m)]
-        fvals = [eta(q) for q in fgrid]
-        fbad = [j for j, v in enumerate(fvals) if v > t]
-        if fbad:
-            j = fbad[-1]
-            pockets += [float(q) for q, v in zip(fgrid[:j], fvals[:j]) if v <= t]
-            a = fgrid[j]
-            b = fgrid[j + 1] if j + 1 < len(fgrid) else b
-        else:
-            pockets += []
-            b = fgrid[0] if fgrid else b
+        last = i + 1
+        while last < len(grid) - 1 and last - i < max_cells and vals[last] > t / 4:
+            last += 1
+        m = int((grid[last] - grid[i]) / fine)
+        fgrid = [grid[i] + fine * j for j in range(0, m + 1)]
+        fvals = [vals[i]] + [eta(q) for q in fgrid[1:-1]] + [vals[last]]
+        j = max(k for k, v in enumerate(fvals) if v > t)
+        pockets += [float(q) for q, v in zip(fgrid[:j], fvals[:j]) if v <= t and q > grid[i]]
+        a, b = fgrid[j], fgrid[j + 1]
     while b - a > tol:
         mid = (a + b) / 2
         if eta(mid) > t:
             a = mid
         else:
             b = mid
-    upcross = sum(1 for u, v in zip(vals, vals[1:]) if v > u and v > 1e-12)
-    return {"N": N, "q_lo": a, "q_hi": b, "feasible": True, "pockets": pockets,
-            "grid_increases": upcross, **stats}
+    return {**base, "q_lo": a, "q_hi": b, "feasible": True, "pockets": sorted(pockets), **stats}
+
+
+def eta_curve(N: int, L: int, lam_kw: dict, q_from: Fraction, q_to: Fraction, step: Fraction):
+    """Fast eta(q) on ``q_from, q_from + step, ..., q_to`` as (q floats, values, max error)."""
+    qs, vs, err = [], [], 0.0
+    q = q_from
+    while q <= q_to:
+        e = _eta_fast(N, L, q, lam_kw)
+        qs.append(float(q))
+        vs.append(e.value)
+        err = max(err, e.error)
+        q += step
+    return qs, vs, err
 
 
 # ------------------------------------------------------------------ rendering
@@ -256,6 +277,8 @@ def _draw_law(ax, ld: dict, *, logy: bool = False, legend: bool = True, title: b
     s: Setting = ld["setting"]
     x = ld["edges"]
     m = ld["masses"]
+    if logy:   # drop bins not resolved by the stated error bound
+        m = [v if v > 2 * e else 0.0 for v, e in zip(m, ld["errors"])]
     lam = s.lam_float
     widths = [b - a for a, b in zip(x, x[1:])]
     body = [(a, w, v) for a, w, v in zip(x, widths, m) if a < lam - 1e-12]
@@ -277,7 +300,9 @@ def _draw_law(ax, ld: dict, *, logy: bool = False, legend: bool = True, title: b
     if logy:
         ax.set_yscale("log")
         pos = [v for v in m if v > 0]
-        ax.set_ylim(max(min(pos), 1e-9) * 0.5, max(m) * 3)
+        ax.set_ylim(max(min(pos), 1e-14) * 0.5, max(m) * 3)
+    else:
+        ax.set_ylim(0, max(m) * 1.75)
     ax.set_xlabel("privacy ratio R(S)")
     ax.set_ylabel("probability per bin" + (" (log)" if logy else ""))
     if title:
@@ -490,6 +515,11 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
         ax.plot(Ns, [float(r["q_hi"]) for r in rows], color=C_EXACT, marker="o", markersize=5,
                 linewidth=1.6, label=f"exact: smallest q with $\\eta\\leq$0.01 (fast mode, "
                 f"error $\\leq$ {maxerr:.0e})")
+        pk = [(r["N"], min(r["pockets"])) for r in rows if r.get("pockets")]
+        if pk:
+            ax.plot([n for n, _ in pk], [v for _, v in pk], linestyle="none", marker="v",
+                    color=C_EXACT, markerfacecolor="white", markersize=7,
+                    label="smaller q that also meets 0.01 ($\\eta$ not monotone, see (e))")
         ax.axhline(c["local_dp_q"], color=C_LOCAL, linestyle="--", linewidth=1.3,
                    label=f"local DP (4.2): q = {c['local_dp_q']:.4f}")
         pr = [s for s in SETTINGS_33 if s.lam == lam_str]
@@ -519,14 +549,16 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
                          f"3-sigma q = {r['eta_at_3sigma']:.3g})")
         pk = [r["N"] for r in rows if r.get("pockets")]
         if pk:
-            notes.append(f"eps={name}: eta(q) not monotone -- q below the reported one with "
-                         f"eta <= 0.01 exist at N in {pk}")
+            notes.append(f"eps={name}: eta(q) not monotone -- smaller q with eta <= 0.01 exist at "
+                         + ", ".join(f"N={r['N']} (q={min(r['pockets']):.3f})"
+                                     for r in rows if r.get('pockets')))
     fig.suptitle("Calibration: exact noise vs the paper's heuristics (forward direction, "
                  f"L = 5; {PAPER} §3.2-§4)", fontsize=12)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     cap = ("(d) Noise q needed for eta = P[R > lambda] <= 0.01 against N (L=5, forward). Exact: the "
-           "smallest q beyond which eta <= 0.01 on a 0.01 then 0.001 grid, bisected to 1e-6 (eta need "
-           "not be monotone in q, so the last crossing is taken); eta from the exact engine in fast "
+           "smallest q beyond which eta <= 0.01 on a 0.01 grid, refined on a 0.001 grid and bisected "
+           "to 1e-6 (eta is not monotone in q, figure (e), so the last crossing is taken); eta from "
+           "the exact engine in fast "
            f"mode (float64, each value within {maxerr:.1e}). Heuristics as printed: the 3-sigma rule "
            "(3.12) (certified solve) and local DP (4.2). Crosses: the q printed in 000 §3.3. Bottom: "
            "the exact eta achieved by the 3-sigma-rule q.\n" + "\n".join(notes))
@@ -535,6 +567,64 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
             "cases": {name: {"lam": c["lam"], "local_dp_q": c["local_dp_q"],
                              "rows": [_row_json(r) for r in c["rows"]]} for name, c in cal.items()}}
     return [p], {p.name: meta}
+
+
+ETA_Q_CASES = (
+    # N, lam_kw, lam_str, title tex, q range, step, q values certified
+    (5000, {"lam": Fraction(2)}, "2", "$\\varepsilon = \\ln 2$ ($\\lambda = 2$), N = 5000",
+     (Fraction("0.170"), Fraction("0.210")), Fraction(1, 2000), ("0.1778", "0.1935")),
+    (10000, {"eps": 2}, "e^2", "$\\varepsilon = 2$ ($\\lambda = e^2$), N = 10000",
+     (Fraction("0.105"), Fraction("0.125")), Fraction(1, 2000), ("0.1112", "0.1168", "0.118")),
+)
+
+
+def _fig_eta_q(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.9))
+    cases_meta, lines = [], []
+    for ax, (N, lam_kw, lam_str, tex, (qa, qb), step, certq) in zip(axes, ETA_Q_CASES):
+        qs, vs, err = eta_curve(N, 5, lam_kw, qa, qb, step * (4 if quick else 1))
+        ax.plot(qs, vs, color=C_EXACT, linewidth=1.5, marker=".", markersize=3,
+                label=f"exact $\\eta(q)$ (fast mode, error $\\leq$ {err:.0e})")
+        ax.axhline(0.01, color="0.3", linestyle=":", linewidth=1.1, label="target $\\eta$ = 0.01")
+        name = "ln 2" if lam_str == "2" else "2"
+        row = next((r for r in cal.get(name, {}).get("rows", []) if r["N"] == N), None)
+        if row is None:
+            row = exact_q_fast(N, 5, lam_kw)
+        q3 = H.sigma3_q(N, 5, lam_str, form="3.12", digits=8)
+        ax.axvline(float(row["q_hi"]), color=C_EXACT, linestyle="--", linewidth=1.2,
+                   label=f"calibrated q = {float(row['q_hi']):.4f} (last crossing)")
+        ax.axvline(float(q3.hi), color=C_HEUR, linestyle="-.", linewidth=1.2,
+                   label=f"3$\\sigma$ rule (3.12): q = {float(q3.hi):.4f}")
+        pts = []
+        for qs_ in certq:
+            iv = from_randomized_response(N, 5, qs_).eta(digits=8, **lam_kw)
+            pts.append({"q": qs_, "eta": iv.to_dict(8)})
+            ax.plot([float(Fraction(qs_))], [float(iv.mid)], marker="D", color=C_TAIL, markersize=6,
+                    linestyle="none")
+        ax.plot([], [], marker="D", color=C_TAIL, linestyle="none",
+                label="certified $\\eta$ (exact engine, 8 digits)")
+        ax.set_yscale("log")
+        ax.set_xlabel("flip probability q")
+        ax.set_ylabel("$\\eta = P[R > \\lambda]$ (log scale)")
+        ax.set_title(f"{tex}, L = 5")
+        ax.grid(alpha=0.3, which="both", linewidth=0.5)
+        ax.legend(loc="lower left", fontsize=8)
+        cases_meta.append({"N": N, "lam": lam_str, "certified_points": pts, "max_error": err,
+                           "q_calibrated": float(row["q_hi"]), "q_3sigma": float(q3.hi)})
+        lines.append(f"N={N}, lambda={lam_str}: certified " + "; ".join(
+            f"eta(q={p['q']}) in [{p['eta']['lower']}, {p['eta']['upper']}]" for p in pts))
+    fig.suptitle("The exact $\\eta(q)$ is not monotone in the noise q (forward, L = 5)",
+                 fontsize=12)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
+    cap = ("(e) Exact eta(q) = P[R > lambda] against q near the calibration point (fast mode; "
+           "diamonds: certified values). eta is a saw-tooth in q: it drops when an atom of R = X/N "
+           "crosses lambda and creeps up in between, so MORE noise can give a LARGER eta, and 'the "
+           "smallest q with eta <= 0.01' is not a safe calibration; figure (d) uses the last crossing. "
+           "Left: the paper's q = 0.1778 for N=5000 sits in a plateau at eta ~ 0.04.\n"
+           + "\n".join(lines))
+    p = _save(fig, outdir / "eta_vs_q.png", "eta against q (non-monotone)", cap, 150)
+    return [p], {p.name: {"caption": cap, "kind": "eta-vs-q", "cases": cases_meta}}
 
 
 def _row_json(r: dict) -> dict:
@@ -593,7 +683,13 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     timings["k_randomization"] = time.perf_counter() - t
     say(f"(c) k-randomization: {timings['k_randomization']:.1f} s")
 
-    paths += ps_b + ps_c + ps
+    t = time.perf_counter()
+    ps_e, m_e = _fig_eta_q(outdir, cal, quick)
+    timings["eta_vs_q"] = time.perf_counter() - t
+    say(f"(e) eta against q: {timings['eta_vs_q']:.1f} s")
+
+    paths += ps_b + ps_c + ps + ps_e
+    meta.update(m_e)
     meta.update(m_b)
     meta.update(m_c)
     meta.update(m)

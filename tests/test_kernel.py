@@ -155,3 +155,22 @@ def test_histogram_sampler_matches_sufficient_statistic_law():
     top = h[:, 7]                               # type 111: three set bits
     p_none = (1 - float(m.pi0[3])) ** 5 * (1 - float(m.pi1[3]))
     assert abs(float((top == 0).mean()) - p_none) < 5 * math.sqrt(p_none * (1 - p_none) / 40_000)
+
+
+@pytest.mark.parametrize("N,L,q", [(3, 2, "1/3"), (5, 3, "1/4"), (6, 2, "2/7"), (7, 1, "1/5")])
+def test_reverse_mean_var_enclose_brute_force(N, L, q):
+    from exactdp import bruteforce as B
+    d = from_randomized_response(N, L, q, "reverse")
+    law = B.canonical(N, L, Fraction(q), "reverse")
+    m, v = d.mean(digits=25), d.var(digits=25)
+    assert m.contains(law.mean()) and v.contains(law.var())
+    assert m.relative_width() < 1e-24 and v.relative_width() < 1e-22
+
+
+def test_reverse_mean_at_paper_scale_vs_monte_carlo():
+    d = from_randomized_response(1000, 5, "0.2446", "reverse")
+    m = d.mean(digits=15)
+    assert m.relative_width() < 1e-15
+    r = d.mechanism.sample_ratio(1000, 200_000, "reverse", rng=11)
+    se = float(r.std()) / math.sqrt(len(r))
+    assert abs(float(r.mean()) - float(m.mid)) < 5 * se
