@@ -42,8 +42,8 @@ from pathlib import Path
 from . import heuristics as H
 from .distribution import from_randomized_response
 
-__all__ = ["SETTINGS_33", "Setting", "certified_eta", "law_data", "exact_q_fast",
-           "make_figures", "main"]
+__all__ = ["SETTINGS_33", "Setting", "certified_eta", "law_data", "draw_law", "exact_q_fast",
+           "eta_curve", "calibration_data", "make_figures", "main"]
 
 PAPER = "000_3d8ddaba8b46cf9c.txt"
 CERT_DIGITS = 12
@@ -188,8 +188,8 @@ def exact_q_fast(N: int, L: int, lam_kw: dict, target=ETA_TARGET, *, coarse: Fra
     plain "smallest q with eta <= target" would be the first of them.
 
     >>> r = exact_q_fast(500, 5, {"lam": Fraction(2)}, coarse=Fraction(1, 20), tol=Fraction(1, 100))
-    >>> float(r["q_lo"]) < 0.26 < float(r["q_hi"])
-    True
+    >>> float(r["q_lo"]), float(r["q_hi"])      # eta(0.264) > 0.01 >= eta(0.265)
+    (0.264, 0.265)
     """
     target = Fraction(target)
     t = float(target)
@@ -247,6 +247,21 @@ def eta_curve(N: int, L: int, lam_kw: dict, q_from: Fraction, q_to: Fraction, st
 
 
 # ------------------------------------------------------------------ rendering
+def _up(x: float) -> str:
+    """One significant digit, rounded up (for stated error bounds).
+
+    >>> _up(1.2e-07), _up(9.5e-10), _up(0.0)
+    ('2e-07', '1e-09', '0')
+    """
+    if x <= 0:
+        return "0"
+    e = math.floor(math.log10(x))
+    m = math.ceil(x / 10.0**e - 1e-12)
+    if m >= 10:
+        m, e = 1, e + 1
+    return f"{m}e{e:+03d}"
+
+
 def _plt():
     import matplotlib
     matplotlib.use("Agg")
@@ -273,7 +288,8 @@ def _eta_text(ld: dict) -> str:
     return f"[{e['lower']}, {e['upper']}]"
 
 
-def _draw_law(ax, ld: dict, *, logy: bool = False, legend: bool = True, title: bool = True):
+def draw_law(ax, ld: dict, *, logy: bool = False, legend: bool = True, title: bool = True):
+    """Draw the law of R from :func:`law_data` on ``ax`` (bars, lambda line, mu + 3 sigma)."""
     s: Setting = ld["setting"]
     x = ld["edges"]
     m = ld["masses"]
@@ -300,7 +316,7 @@ def _draw_law(ax, ld: dict, *, logy: bool = False, legend: bool = True, title: b
     if logy:
         ax.set_yscale("log")
         pos = [v for v in m if v > 0]
-        ax.set_ylim(max(min(pos), 1e-14) * 0.5, max(m) * 3)
+        ax.set_ylim(max(min(pos), 1e-14) * 0.5, max(m) * (1e5 if legend else 3))
     else:
         ax.set_ylim(0, max(m) * 1.75)
     ax.set_xlabel("privacy ratio R(S)")
@@ -321,7 +337,8 @@ def _fig_laws(laws: list, outdir: Path, quick: bool) -> tuple[list, dict]:
     # overview, 2 x 3
     fig, axes = plt.subplots(2, 3, figsize=(15, 8.2))
     for ax, ld in zip(axes.flat, laws):
-        _draw_law(ax, ld, legend=True)
+        # lambda = e^2: the tail is invisible on a linear scale -> log scale
+        draw_law(ax, ld, legend=True, logy=(ld["setting"].lam == "e^2"))
     fig.suptitle("Law of the privacy ratio R(S), forward direction, L = 5: the six settings of "
                  f"{PAPER} §3.3", fontsize=12)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
@@ -329,7 +346,9 @@ def _fig_laws(laws: list, outdir: Path, quick: bool) -> tuple[list, dict]:
              f"certified eta = P[R > lambda] in {_eta_text(ld)} (paper's Monte Carlo p(R>=lambda): "
              f"{ld['setting'].printed})" for ld in laws]
     cap = ("(a) Exact law of R(S) = P(S|D_m)/P(S|D) at the six settings of 000 §3.3 (q as printed "
-           "by the paper, which chose it by the 3-sigma rule). Red: bins beyond lambda. "
+           "by the paper, which chose it by the 3-sigma rule). Top row linear, bottom row log scale "
+           "(bins below their error bound omitted); the per-setting figures show both. Red: bins "
+           "beyond lambda. "
            f"{binnote}; the mass beyond lambda is the certified value ({CERT_DIGITS} digits) "
            "from the exact engine. Dotted: mu + 3 sigma from the exact moments. "
            "lambda = 2 exactly; lambda = e^2 enclosed in a ball.\n" + "\n".join(lines))
@@ -340,8 +359,8 @@ def _fig_laws(laws: list, outdir: Path, quick: bool) -> tuple[list, dict]:
     for ld in laws:
         s = ld["setting"]
         fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.3))
-        _draw_law(a1, ld, legend=True, title=False)
-        _draw_law(a2, ld, logy=True, legend=False, title=False)
+        draw_law(a1, ld, legend=True, title=False)
+        draw_law(a2, ld, logy=True, legend=False, title=False)
         a1.set_title("linear scale")
         a2.set_title("log scale (the tail beyond $\\lambda$)")
         fig.suptitle(f"Law of R(S): N = {s.N}, L = 5, q = {s.q}, $\\lambda$ = {s.lam_tex} "
@@ -388,20 +407,20 @@ def _fig_sigma(outdir: Path, calib5000: dict | None, quick: bool) -> tuple[list,
 
     loc5 = H.local_dp_q(5, 2)
     loc40 = H.local_dp_q(40, "e^2")
-    mark(loc5, "local DP (4.2), L=5, $\\lambda$=2", C_LOCAL, "s", (-95, 25))
-    mark(loc40, "local DP (4.2), L=40, $\\lambda=e^2$", C_LOCAL, "D", (-40, 40))
+    mark(loc5, "local DP (4.2), L=5, $\\lambda$=2", C_LOCAL, "s", (-140, -5))
+    mark(loc40, "local DP (4.2), L=40, $\\lambda=e^2$", C_LOCAL, "D", (-100, 10))
     mark(Fraction("0.1778"), "sufficient DP, paper's q for N=5000, L=5, $\\lambda$=2", C_PAPER, "o",
-         (-20, 45))
+         (-60, 40))
     mark(H.sigma3_q(5000, 5, "2", form="3.12", digits=8).interval,
-         "3$\\sigma$ rule (3.12) recomputed, N=5000, L=5, $\\lambda$=2", C_HEUR, "^", (10, -45))
+         "3$\\sigma$ rule (3.12) recomputed, N=5000, L=5, $\\lambda$=2", C_HEUR, "^", (45, -75))
     if calib5000 is not None and calib5000.get("feasible"):
         mark(Fraction(calib5000["q_hi"]), "exact: smallest q with $\\eta\\leq$0.01, N=5000, L=5, "
-             "$\\lambda$=2 (fast)", C_EXACT, "*", (25, -10))
+             "$\\lambda$=2 (fast)", C_EXACT, "*", (50, -30))
     mark(H.kr_q(10**7, 40, "e^2", 1, digits=8).interval,
          "sufficient DP (3$\\sigma$ heuristic), N=$10^7$, L=40, $\\lambda=e^2$", C_HEUR, "v", (-110, 5))
     ax.set_yscale("log")
     ax.set_xlim(0, 0.5)
-    ax.set_ylim(0.08, 60)
+    ax.set_ylim(0.08, 100)
     ax.set_xlabel("flip probability q")
     ax.set_ylabel("$\\sigma(\\hat d)/\\sqrt{N}$  (log scale)")
     ax.set_title("Precision of the count estimate $\\hat d = (M - qN)/(p-q)$ against the noise q "
@@ -457,7 +476,9 @@ def _fig_kr(outdir: Path, quick: bool) -> tuple[list, dict]:
            "exact privacy computation: the engine does not compute k-randomization, and docs/proofs.md "
            "refutes (6.1), (6.2) and (6.3) (ids 000-6.1, 000-6.2, 000-6.3; the true variance of R(S^k) "
            f"is of order k/N, not N^-k). q falls from {qf[0]:.4f} (k=1) to {qf[-1]:.4f} (k={ks[-1]}), "
-           "so by the formula the gain comes almost entirely from the 1/sqrt(k) factor (right).")
+           "so by the formula the gain comes almost entirely from the 1/sqrt(k) factor (right). The "
+           "kink near k = 123: the variance bound (6.2) is O((phi^L/(kN))^k) and vanishes, and q is "
+           "then fixed by the mean bound alone, (1 + phi^L/(kN))^k <= lambda.")
     p = _save(fig, outdir / "k_randomization_q_vs_k.png", "q against k, 000 §6.1 (heuristic)", cap,
               150)
     return [p], {p.name: {"caption": cap, "kind": "k-randomization", "heuristic": True,
@@ -493,15 +514,15 @@ def calibration_data(n_grid=N_GRID, *, L: int = 5, target=ETA_TARGET) -> dict:
 
 def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
     plt = _plt()
-    fig, axes = plt.subplots(2, 2, figsize=(13, 8.4), sharex=True,
-                             gridspec_kw={"height_ratios": [2.2, 1]})
+    fig, axes = plt.subplots(3, 2, figsize=(13, 10.5), sharex=True,
+                             gridspec_kw={"height_ratios": [2.2, 1, 1]})
     maxerr = max(r["max_error"] for c in cal.values() for r in c["rows"])
     notes = []
     for col, (name, lam_kw, lam_str, tex) in enumerate(EPS_CASES):
         c = cal[name]
         rows = [r for r in c["rows"] if r["feasible"]]
         Ns = [r["N"] for r in rows]
-        ax, bx = axes[0, col], axes[1, col]
+        ax, dx, bx = axes[0, col], axes[1, col], axes[2, col]
         nmin, nmax = min(Ns), max(Ns)
         dense = sorted({int(round(nmin * (nmax / nmin) ** (i / 60))) for i in range(61)})
         d3 = []
@@ -514,7 +535,7 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
                 label="paper's 3$\\sigma$ rule (3.12) (heuristic)")
         ax.plot(Ns, [float(r["q_hi"]) for r in rows], color=C_EXACT, marker="o", markersize=5,
                 linewidth=1.6, label=f"exact: smallest q with $\\eta\\leq$0.01 (fast mode, "
-                f"error $\\leq$ {maxerr:.0e})")
+                f"error $\\leq$ {_up(maxerr)})")
         pk = [(r["N"], min(r["pockets"])) for r in rows if r.get("pockets")]
         if pk:
             ax.plot([n for n, _ in pk], [v for _, v in pk], linestyle="none", marker="v",
@@ -531,6 +552,13 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
         ax.grid(alpha=0.3, which="both", linewidth=0.5)
         ax.set_ylim(0.05, 0.5)
         ax.legend(loc="center right", fontsize=8)
+        dq = [(r["N"], float(r["q_hi"]) - r["q_3sigma"]) for r in rows if r.get("q_3sigma")]
+        dx.axhline(0, color="0.3", linewidth=0.8)
+        dx.plot([n for n, _ in dq], [v for _, v in dq], color=C_EXACT, marker="o", markersize=4,
+                linewidth=1.3, label="q exact $-$ q 3$\\sigma$ rule")
+        dx.set_ylabel("$\\Delta q$")
+        dx.grid(alpha=0.3, which="both", linewidth=0.5)
+        dx.legend(loc="best", fontsize=8)
         e3 = [(r["N"], r["eta_at_3sigma"]) for r in c["rows"] if r.get("eta_at_3sigma") is not None]
         bx.plot([n for n, _ in e3], [max(v, 1e-12) for _, v in e3], color=C_HEUR, marker="s",
                 markersize=4, linewidth=1.3, label="exact $\\eta$ at the 3$\\sigma$-rule q (fast)")
@@ -560,8 +588,10 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
            "to 1e-6 (eta is not monotone in q, figure (e), so the last crossing is taken); eta from "
            "the exact engine in fast "
            f"mode (float64, each value within {maxerr:.1e}). Heuristics as printed: the 3-sigma rule "
-           "(3.12) (certified solve) and local DP (4.2). Crosses: the q printed in 000 §3.3. Bottom: "
-           "the exact eta achieved by the 3-sigma-rule q.\n" + "\n".join(notes))
+           "(3.12) (certified solve) and local DP (4.2). Crosses: the q printed in 000 §3.3. Middle: "
+           "q_exact - q_3sigma. Bottom: "
+           "the exact eta achieved by the 3-sigma-rule q (below the target where Delta q < 0, i.e. the "
+           "rule adds more noise than needed; above it where Delta q > 0).\n" + "\n".join(notes))
     p = _save(fig, outdir / "calibration_q_vs_N.png", "Calibration q against N", cap, 150)
     meta = {"caption": cap, "kind": "calibration", "max_error": maxerr, "notes": notes,
             "cases": {name: {"lam": c["lam"], "local_dp_q": c["local_dp_q"],
@@ -585,7 +615,7 @@ def _fig_eta_q(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
     for ax, (N, lam_kw, lam_str, tex, (qa, qb), step, certq) in zip(axes, ETA_Q_CASES):
         qs, vs, err = eta_curve(N, 5, lam_kw, qa, qb, step * (4 if quick else 1))
         ax.plot(qs, vs, color=C_EXACT, linewidth=1.5, marker=".", markersize=3,
-                label=f"exact $\\eta(q)$ (fast mode, error $\\leq$ {err:.0e})")
+                label=f"exact $\\eta(q)$ (fast mode, error $\\leq$ {_up(err)})")
         ax.axhline(0.01, color="0.3", linestyle=":", linewidth=1.1, label="target $\\eta$ = 0.01")
         name = "ln 2" if lam_str == "2" else "2"
         row = next((r for r in cal.get(name, {}).get("rows", []) if r["N"] == N), None)
