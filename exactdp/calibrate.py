@@ -56,6 +56,9 @@ class Calibration:
     crossings: list = field(default_factory=list)
     monotone_on_grid: bool | None = None
     grid_points: int = 0
+    q_safe: Interval | None = None          # exact: last down-crossing (certified)
+    value_at_q_safe: Interval | None = None
+    grid_resolution: float | None = None
     seconds: float = 0.0
     note: str = ""
 
@@ -76,9 +79,14 @@ class Calibration:
         if self.value_below_q is not None:
             d[self.target_kind + "_at_q_lower"] = self.value_below_q.to_dict(digits)
         if self.method == "exact":
-            d["crossings"] = [{"q": c["q"].to_dict(8), "kind": c["kind"]} for c in self.crossings]
+            d["crossings"] = [{"q": c["q"].to_dict(8), "kind": c["kind"],
+                               "certified": c.get("certified", False)} for c in self.crossings]
             d["monotone_on_grid"] = self.monotone_on_grid
             d["grid_points"] = self.grid_points
+            d["grid_resolution"] = self.grid_resolution
+            if self.q_safe is not None:
+                d["q_safe"] = self.q_safe.to_dict(digits)
+                d[self.target_kind + "_at_q_safe"] = self.value_at_q_safe.to_dict(digits)
         if self.note:
             d["note"] = self.note
         return d
@@ -98,12 +106,15 @@ def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seco
 
 
 def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str = "forward",
-              method: str = "exact", digits: int = 6, grid: int = 64, q_min="1/1000",
-              max_seconds=None, progress=None) -> Calibration:
+              method: str = "exact", digits: int = 6, grid: int = 64, refine: int = 10,
+              q_min="1/1000", max_seconds=None, progress=None) -> Calibration:
     """Noise q for a target ``eta`` (or ``delta``) at ``lam = e^eps`` (see module doc).
 
     ``digits``: relative width of the certified q bracket (exact method).
-    ``grid``: number of fast-mode scan points in ``[q_min, 1/2)``.
+    ``grid``: number of fast-mode scan points in ``[q_min, 1/2)``; the stretch
+    where eta is within a factor 2 of the target is rescanned ``refine`` times
+    finer.  Crossings narrower than the final resolution cannot be seen; the
+    resolution is reported.
     """
     t0 = time.perf_counter()
     N = domains.N.parse(N)
@@ -149,6 +160,23 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
         if progress is not None:
             progress(i + 1, grid)
     tgt = float(target)
+    coarse = (0.5 - float(q_min)) / grid
+    # refine where eta is near the target: eta(q) is a saw-tooth (atoms of R cross lambda
+    # as q moves), and a tooth narrower than the coarse step can hide a violation
+    first = next((i for i in range(1, grid) if vals[i - 1] > tgt >= vals[i]), None)
+    resolution = coarse
+    if first is not None:
+        last_near = max(i for i in range(grid) if vals[i] > tgt / 2)
+        lo_i, hi_i = first - 1, min(max(last_near, first) + 1, grid - 1)
+        fine = max(1, min(refine, 400 // max(1, hi_i - lo_i)))
+        resolution = coarse / fine
+        extra = [qs[i] + coarse * j / fine for i in range(lo_i, hi_i) for j in range(1, fine)]
+        for qf in extra:
+            qs.append(qf)
+            vals.append(g_fast(qf))
+        order = sorted(range(len(qs)), key=qs.__getitem__)
+        qs = [qs[i] for i in order]
+        vals = [vals[i] for i in order]
     above = [v > tgt for v in vals]
     raw = []
     for i in range(1, len(qs)):
@@ -162,20 +190,23 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
             note = "target not met anywhere on the grid (q up to 1/2)"
         raise ParameterError(f"calibrate: {note}; adjust q_min or the target")
     from .queries import _crossing
+    downs = [i for i, r in enumerate(raw) if r[2] == "down"]
+    if not downs:
+        raise ParameterError("calibrate: eta only crosses the target upwards on the grid")
+    certify = {downs[0], downs[-1]}
     crossings = []
-    first = None
-    for a, b, k in raw:
-        def gx(x: Fraction, dg: int, _k=k):
-            return _quantity(N, L, x, direction, kind, lam, eps, method="exact", digits=dg,
-                             max_seconds=max_seconds)
-        if first is None and k == "down":
+    brackets = {}
+    for idx, (a, b, k) in enumerate(raw):
+        if idx in certify:
+            def gx(x: Fraction, dg: int):
+                return _quantity(N, L, x, direction, kind, lam, eps, method="exact", digits=dg,
+                                 max_seconds=max_seconds)
             qa, qb = _crossing(gx, g_fast, a, b, target, digits, decreasing=True,
                                log_scale=False)
-            first = (qa, qb)
+            brackets[idx] = (qa, qb)
             crossings.append({"q": Interval(qa, qb), "kind": k, "certified": True})
         else:
-            # reported at grid resolution, refined in fast mode only
-            lo, hi = a, b
+            lo, hi = a, b          # reported at grid resolution, refined in fast mode only
             for _ in range(40):
                 mid = 0.5 * (lo + hi)
                 if (g_fast(mid) > tgt) == (k == "down"):
@@ -184,18 +215,20 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
                     hi = mid
             crossings.append({"q": Interval(Fraction(lo), Fraction(hi)), "kind": k,
                               "certified": False})
-    if first is None:
-        raise ParameterError("calibrate: eta only crosses the target upwards on the grid")
-    qa, qb = first
+    qa, qb = brackets[downs[0]]
     val_b = _quantity(N, L, qb, direction, kind, lam, eps, method="exact", digits=8)
     val_a = _quantity(N, L, qa, direction, kind, lam, eps, method="exact", digits=8)
+    sa, sb = brackets[downs[-1]]
+    val_s = val_b if sb == qb else _quantity(N, L, sb, direction, kind, lam, eps,
+                                             method="exact", digits=8)
     note = ""
     if len(raw) > 1:
-        note = (f"{kind} is not monotone in q: {len(raw)} crossings of the target on the grid; "
-                "q is the first down-crossing, see crossings")
+        note = (f"{kind} is not monotone in q: {len(raw)} crossings of the target at grid "
+                f"resolution {resolution:.2g}; q is the smallest q meeting the target, q_safe "
+                "the last down-crossing (every scanned q above it meets the target)")
     return Calibration(N, L, lam, eps, kind, target, direction, "exact", Interval(qa, qb), qb,
-                       val_b, val_a, val_b.upper <= target, crossings, monotone, grid,
-                       time.perf_counter() - t0, note)
+                       val_b, val_a, val_b.upper <= target, crossings, monotone, len(qs),
+                       Interval(sa, sb), val_s, resolution, time.perf_counter() - t0, note)
 
 
 def _round_up(x: Fraction, digits: int) -> Fraction:

@@ -362,6 +362,10 @@ def _cmd_calibrate(args) -> int:
               f"{what} <= {c.target})")
         print(f"  certified {what} at q = {rec['q_used']}: [{v['lower']}, {v['upper']}]"
               f"  meets target: {c.meets_target}")
+        if c.q_safe is not None and c.q_safe != c.q:
+            s_ = rec["q_safe"]
+            print(f"  {what}(q) is not monotone: q_safe in [{s_['lower']}, {s_['upper']}] is the last "
+                  f"down-crossing (every scanned q above it meets the target)")
         print(f"  sigma(d_hat)/sqrt(N) = {float(sig.mid) / math.sqrt(N):.4g}; local DP needs "
               f"q = {float(q_loc.mid):.4g} (gain x{float(sig_loc.mid / sig.mid):.3g})")
         if c.note:

@@ -39,6 +39,10 @@ def test_non_monotone_eta_reports_every_crossing():
     up = next(x for x in c.crossings if x["kind"] == "up")
     q_after = up["q"].upper + Fraction(1, 1000)
     assert B.canonical(2, 1, q_after, "forward").eta(Fraction(2)) > Fraction(1, 5)
+    # the safe q (last down-crossing) is certified on both sides too
+    assert c.q_safe.lower > c.q.upper
+    assert B.canonical(2, 1, c.q_safe.upper, "forward").eta(Fraction(2)) <= Fraction(1, 5)
+    assert B.canonical(2, 1, c.q_safe.lower, "forward").eta(Fraction(2)) > Fraction(1, 5)
 
 
 @pytest.mark.parametrize("method", ["sigma3", "maurer", "local"])
