@@ -167,7 +167,7 @@ def _cmd_eta_delta(args, which: str) -> int:
     digits = domains.DIGITS.parse(args.digits)
     maxs = _max_seconds(args)
     fast = args.fast
-    _precheck(dist, direction)
+    _precheck(dist, direction, maxs, certified=not fast)
     prog = _Progress(which, enabled=not args.quiet)
     t0 = time.perf_counter()
     kw = dict(method="fast") if fast else dict(digits=digits, progress=prog, max_seconds=maxs)
@@ -202,10 +202,10 @@ def _cmd_eta_delta(args, which: str) -> int:
     return 0
 
 
-def _precheck(dist, direction):
+def _precheck(dist, direction, max_seconds=None, certified=True):
     """A-priori capacity estimate (no long work)."""
     from .capacity import check_capacity
-    check_capacity(dist.mechanism, dist.N)
+    check_capacity(dist.mechanism, dist.N, max_seconds=max_seconds, certified=certified)
 
 
 def _cmd_epsilon(args) -> int:

@@ -138,6 +138,60 @@ class _FloatRows:
         return np.where(ok, self.pmf[mi, np.clip(j, 0, self.width - 1)], 0.0)
 
 
+CELL_LIMIT = 4_000_000
+
+
+class _ChunkedRows:
+    """Same queries as :class:`_FloatRows`, for many distinct m: the table is
+    built chunk by chunk of m values (bounded memory) and discarded."""
+
+    def __init__(self, th: float, ms: np.ndarray, K: float):
+        self.th, self.K = th, K
+        self.ums = np.unique(ms)
+        sd = math.sqrt(float(self.ums.max()) * th * (1 - th))
+        width = 2 * int(math.ceil(K * sd)) + 7
+        if width > CELL_LIMIT:
+            from .errors import CapacityError
+            raise CapacityError(f"fast mode: a binomial row of {width} cells exceeds the "
+                                "engine's capacity; use smaller N")
+        self.rows_per_chunk = max(1, CELL_LIMIT // width)
+
+    def _apply(self, name, m, k):
+        out = np.zeros(np.shape(m), dtype=float)
+        u = self.ums
+        for a in range(0, u.size, self.rows_per_chunk):
+            chunk = u[a:a + self.rows_per_chunk]
+            sel = (m >= chunk[0]) & (m <= chunk[-1])
+            if sel.any():
+                t = _FloatRows(self.th, chunk, self.K)
+                out[sel] = getattr(t, name)(m[sel], k[sel])
+        return out
+
+    def sf_ge(self, m, k):
+        return self._apply("sf_ge", m, k)
+
+    def cdf_le(self, m, k):
+        return self._apply("cdf_le", m, k)
+
+    def ssum_ge(self, m, k):
+        return self._apply("ssum_ge", m, k)
+
+    def csum_le(self, m, k):
+        return self._apply("csum_le", m, k)
+
+    def pmf_at(self, m, k):
+        return self._apply("pmf_at", m, k)
+
+
+def _rows(th: float, ms: np.ndarray, K: float):
+    """A binomial table for the m values ``ms``: whole, or chunked when large."""
+    ums = np.unique(ms)
+    sd = math.sqrt(float(ums.max()) * th * (1 - th)) if ums.size else 0.0
+    if ums.size * (2 * K * sd + 7) <= CELL_LIMIT:
+        return _FloatRows(th, ums, K)
+    return _ChunkedRows(th, ums, K)
+
+
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
                    *, tol: float = 1e-16, max_children: int = 30_000_000) -> FastTailSums:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
@@ -187,7 +241,7 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
         if m.size == 0:
             break
         th = theta[l]
-        tab = _FloatRows(th, m, K)
+        tab = _rows(th, m, K)
         if l == 1:
             leaves += m.size
             d = c[1] - c[0]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -205,13 +206,23 @@ class BinomialRows:
             self.one = arb(1)
         with ctx.workprec(prec):
             self.tol = arb(tol)
-        self.cache: dict[int, _Row] = {}
+        self.cache: OrderedDict[int, _Row] = OrderedDict()
+        self.cells = 0
+
+    #: bound on the cached row cells (each cell holds five arb balls)
+    MAX_CELLS = 4_000_000
 
     def row(self, m: int) -> _Row:
         r = self.cache.get(m)
         if r is None:
             r = self._make(m)
             self.cache[m] = r
+            self.cells += len(r.pmf)
+            while self.cells > self.MAX_CELLS and len(self.cache) > 2:
+                _, old = self.cache.popitem(last=False)      # least recently used
+                self.cells -= len(old.pmf)
+        else:
+            self.cache.move_to_end(m)
         return r
 
     def _make(self, m: int) -> _Row:
