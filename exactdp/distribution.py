@@ -42,7 +42,10 @@ from .interval import Interval, arb_to_interval
 from .kernel import Threshold, lam_threshold, tail_sums
 from .mechanism import Mechanism
 
-__all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response"]
+__all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", "FAST_TOL"]
+
+#: subtree mass below which fast mode does not expand (its mass enters the error bound)
+FAST_TOL = 1e-14
 
 
 @dataclass(frozen=True)
@@ -246,7 +249,7 @@ class PrivacyRatio:
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
         if method == "fast":
             thr = self._threshold(x, eps, 128)
-            tol = 1e-16
+            tol = FAST_TOL
             f = self._fast(thr, tol)
             v = quantity(f, True)
             err = self._fast_error(f, abs(v), kind)
@@ -289,7 +292,7 @@ class PrivacyRatio:
 
         if method == "fast":
             thr = self._threshold(lam, eps, 128)
-            f = self._fast(thr, 1e-16)
+            f = self._fast(thr, FAST_TOL)
             v = quantity(f, True)
             trunc = f.drop_up / self.N if fwd else f.drop_lo / f.tau_x
             err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10

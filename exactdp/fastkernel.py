@@ -80,8 +80,14 @@ class _FloatRows:
         self.width = 2 * half + 1
         ks = self.k0[:, None] + np.arange(self.width)[None, :]
         valid = ks <= self.ms[:, None]
-        with np.errstate(invalid="ignore", over="ignore"):
-            lp = _logpmf(ks.astype(float), mf[:, None], th)
+        # log pmf along each row: one lgamma triple per row, then the ratio recurrence
+        # pmf(k+1)/pmf(k) = (m-k)/(k+1) * th/(1-th)  (one log per cell instead of three lgammas)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            lp0 = _logpmf(self.k0.astype(float), mf, th)
+            kk = ks[:, :-1].astype(float)
+            lr = np.log((mf[:, None] - kk) / (kk + 1.0)) + math.log(th / (1 - th))
+            lr = np.where(valid[:, 1:], lr, -np.inf)
+            lp = np.concatenate([lp0[:, None], lp0[:, None] + np.cumsum(lr, axis=1)], axis=1)
         pmf = np.where(valid, np.exp(np.where(valid, lp, -np.inf)), 0.0)
         self.pmf = pmf
         self.suf = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
@@ -90,7 +96,12 @@ class _FloatRows:
         self.pre2 = np.cumsum(np.where(valid, self.pre, 1.0), axis=1)
 
     def _idx(self, m, k):
-        mi = np.searchsorted(self.ms, m)
+        memo = getattr(self, "_memo", None)
+        if memo is not None and memo[0] is m:
+            mi = memo[1]
+        else:
+            mi = np.searchsorted(self.ms, m)
+            self._memo = (m, mi)
         j = k.astype(np.int64) - self.k0[mi]
         return mi, j
 
