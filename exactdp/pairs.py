@@ -179,15 +179,26 @@ class Pair:
         return max(weight(t) for t in ts)
 
     def to_json(self) -> dict:
-        D, Dm = self.collections()
-        return {"L": self.L, "N": self.N, "k": self.k,
-                "D": ["".join(map(str, v)) for v in D], "D_m": ["".join(map(str, v)) for v in Dm]}
+        """``{"L", "N", "k", "D", "D_m"}``; a vector held by m > 1 users is written ``"m*bits"``
+        (base first, the changed user last)."""
+        base = []
+        for t, m in enumerate(self.base):
+            if m:
+                s = "".join(map(str, bits_of(t, self.L)))
+                base.append(s if m == 1 else f"{m}*{s}")
+        x = "".join(map(str, bits_of(self.x, self.L)))
+        xm = "".join(map(str, bits_of(self.x_m, self.L)))
+        return {"L": self.L, "N": self.N, "k": self.k, "D": base + [x], "D_m": base + [xm]}
 
     @classmethod
     def from_json(cls, d: dict) -> "Pair":
-        D = [tuple(int(ch) for ch in s) for s in d["D"]]
-        Dm = [tuple(int(ch) for ch in s) for s in d["D_m"]]
-        return cls.from_collections(D, Dm, d["L"], d.get("k", 1))
+        def expand(items):
+            out = []
+            for s in items:
+                m, _, v = s.rpartition("*")
+                out += [tuple(int(ch) for ch in v)] * (int(m) if m else 1)
+            return out
+        return cls.from_collections(expand(d["D"]), expand(d["D_m"]), d["L"], d.get("k", 1))
 
     def describe(self) -> str:
         D, Dm = self.collections()
@@ -454,6 +465,7 @@ def delta_exact(P: Pair, q, lam) -> Fraction:
 
 
 # ----------------------------------------------------------------------------- L = 1
+@lru_cache(maxsize=64)
 def _l1(red: Reduced, q):
     """Exact eta/delta for a pair whose reduction is one column (effective L = 1).
 
@@ -577,32 +589,48 @@ class _Law:
     weights: tuple
 
 
-def _tail(Ws, pis, n, t, prec, tol):
-    """Certified ``TailSums`` of ``Z = sum_c T_c W_c`` (``T ~ MN(n, pis)``) around ``t``,
-    or ``None`` when Z is deterministic (one category or n = 0)."""
-    w0 = Ws[0]
+def _orient(Ws, pis) -> int:
+    """+1 or -1: the orientation putting the weight farthest from the mean on top.
+
+    The kernel conditions on the top category first; it is fast when the rare,
+    extreme categories come first (000's forward pair as given; its reverse
+    negated).  Both orientations give the same (certified) answer.
+    """
+    mean = sum(p * w for p, w in zip(pis, Ws))
+    return 1 if Ws[-1] - mean >= mean - Ws[0] else -1
+
+
+def _tail(Ws, pis, n, t, prec, tol, sign=1, max_nodes=None):
+    """Certified ``TailSums`` of ``sign * Z`` with ``Z = sum_c T_c W_c``
+    (``T ~ MN(n, pis)``) around ``sign * t``, or ``(None, Z)`` when Z is
+    deterministic (one category or n = 0)."""
     if n == 0 or len(Ws) == 1:
-        return None, n * w0
+        return None, n * Ws[0]
+    if sign < 0:
+        Ws, pis, t = tuple(-w for w in reversed(Ws)), tuple(reversed(pis)), -t
+    w0 = Ws[0]
     law = _Law(len(Ws) - 1, pis, tuple(w - w0 for w in Ws))
-    return tail_sums(law, n, Threshold.from_fraction(Fraction(t - n * w0), prec), prec=prec, tol=tol), None
+    thr = Threshold.from_fraction(Fraction(t - n * w0), prec)
+    return tail_sums(law, n, thr, prec=prec, tol=tol, max_nodes=max_nodes), None
 
 
 def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
-                 prec: int, tol: float) -> Interval:
+                 prec: int, tol: float, max_nodes=None) -> Interval:
     if H.b == H.c == 0:                     # x == x_m: R = 1
         return Interval.exact(1 if (lam < 1 or (inclusive and lam == 1)) else 0)
     Ws, pi0, pio, _ = _hom_categories(H.b, H.c, H.e, q, lam)
+    sign = _orient(Ws, pi0)
     lo = hi = Fraction(0)
     for W, po in zip(Ws, pio):
         if po == 0:
             continue
-        ts, det = _tail(Ws, pi0, H.N - 1, -W, prec, tol)
+        ts, det = _tail(Ws, pi0, H.N - 1, -W, prec, tol, sign, max_nodes)
         if ts is None:
             v = 1 if (det > -W or (inclusive and det == -W)) else 0
             lo += po * v
             hi += po * v
         else:
-            iv = ts.p_above(inclusive)
+            iv = ts.p_above(inclusive) if sign > 0 else ts.p_below(inclusive)
             lo += po * iv.lower
             hi += po * iv.upper
     return Interval(lo, min(hi, Fraction(1)))
@@ -612,24 +640,33 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
     if H.b == H.c == 0:
         return Interval.exact(max(Fraction(0), 1 - lam))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
-    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol)
+    sign = _orient(Ws, pi0)
+    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign)
     if ts is None:
         return Interval.exact(Fraction(max(det, 0), H.N * scale))
-    return ts.excess_above().scale(Fraction(1, H.N * scale))
+    ex = ts.excess_above() if sign > 0 else ts.excess_below()
+    return ex.scale(Fraction(1, H.N * scale))
 
 
 def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
-            prec: int = 160, tol: float = 1e-40) -> Interval:
-    """Certified eta of a homogeneous-base pair (any N) by the linear statistic."""
+            prec: int = 160, tol: float = 1e-40, max_nodes: int | None = None) -> Interval:
+    """Certified eta of a homogeneous-base pair (any N) by the linear statistic.
+
+    ``tol`` is the kernel's truncation mass (accounted for in the width);
+    ``max_nodes`` bounds the work per kernel call
+    (:class:`~exactdp.errors.CapacityError` beyond it).  Pairs with both
+    ``b > 0`` and ``c > 0`` (or ``e > 0``) have rare categories at both ends of
+    the weight range and are much slower than 000's pair or its reverse.
+    """
     q = Fraction(domains.Q.parse(q))
     lam, eps = _lam_eps(lam, eps)
     if lam is not None:
-        return _hom_eta_lam(H, q, lam, inclusive, prec, tol)
+        return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes)
     if eps == 0:
-        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol)
+        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol, max_nodes)
     e = exp_interval(eps, prec + 96)           # e^eps in (lo, hi); no tie possible
-    a = _hom_eta_lam(H, q, e.upper, False, prec, tol)
-    b = _hom_eta_lam(H, q, e.lower, False, prec, tol)
+    a = _hom_eta_lam(H, q, e.upper, False, prec, tol, max_nodes)
+    b = _hom_eta_lam(H, q, e.lower, False, prec, tol, max_nodes)
     return Interval(a.lower, max(a.lower, b.upper))
 
 
@@ -666,10 +703,11 @@ def eta(P: Pair, q, lam=None, eps=None, inclusive: bool = False, **kw) -> Interv
     """Certified ``eta`` of any pair: exact (a degenerate interval) when it can be
     enumerated, certified by the kernel for homogeneous bases of any size.
 
-    >>> P = Pair.homogeneous(1000, 5, 0, 0, 31)        # 000 §3.3, N = 1000
-    >>> iv = eta(P, "0.2446", lam=2)
-    >>> iv.contains(Fraction("0.0070676216237935255841")) or iv.width < Fraction(1, 10**20)
-    True
+    >>> P = Pair.homogeneous(200, 3, 0, 0, 7)          # 000's pair, N = 200, L = 3
+    >>> iv = eta(P, "1/4", lam=2, tol=1e-20)
+    >>> from exactdp import from_randomized_response
+    >>> iv.overlaps(from_randomized_response(200, 3, "1/4").eta(lam=2)), iv.width < Fraction(1, 10**12)
+    (True, True)
     """
     rt = route(P)
     if rt in ("exact", "l1"):
