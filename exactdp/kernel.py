@@ -295,17 +295,8 @@ class BinomialRows:
             row.tail_right = tr
             row.tail_left_pos = tl
             row.tail_right_pos = tr
-            n = len(pmf)
-            suf = [None] * n
-            acc = tr
-            for i in range(n - 1, -1, -1):
-                acc = acc + pmf[i]
-                suf[i] = acc
-            pre = [None] * n
-            acc = tl
-            for i in range(n):
-                acc = acc + pmf[i]
-                pre[i] = acc
+            suf = _running_sums(pmf, tr, from_right=True)
+            pre = _running_sums(pmf, tl, from_right=False)
             row.suf = suf
             row.pre = pre
             # second-order sums; beyond the window sum_j P[T >= j] <= 2 * tail (ratio < 1/2)
@@ -313,27 +304,23 @@ class BinomialRows:
             tl2 = _zero_to(2 * tail_left)
             row.tail_left2 = tl2
             row.tail_right2 = tr2
-            suf2 = [None] * n
-            acc = tr2
-            for i in range(n - 1, -1, -1):
-                acc = acc + suf[i]
-                suf2[i] = acc
-            pre2 = [None] * n
-            acc = tl2
-            for i in range(n):
-                acc = acc + pre[i]
-                pre2[i] = acc
+            suf2 = _running_sums(suf, tr2, from_right=True)
+            pre2 = _running_sums(pre, tl2, from_right=False)
             row.suf2 = suf2
             row.pre2 = pre2
             return row
 
 
-def _logub(x) -> float:
-    """Natural log of an upper bound of a nonnegative ball (-inf for 0)."""
-    u = x.upper()
-    if not u > 0:
-        return -math.inf
-    return float(u.log().upper())
+def _running_sums(values, start, from_right: bool):
+    """Cumulative sums of ``values`` (arb balls) starting from ``start``; from the
+    right end (suffix sums) or the left end (prefix sums), each summed directly."""
+    out = [None] * len(values)
+    acc = start
+    idx = range(len(values) - 1, -1, -1) if from_right else range(len(values))
+    for i in idx:
+        acc = acc + values[i]
+        out[i] = acc
+    return out
 
 
 def _zero_to(b):
