@@ -251,6 +251,7 @@ class _Result:
         self.checked = 0
         self.pairs = set()
         self.undecided = 0
+        self.undecided_pairs = []
         self.violations = 0
         self.witness = None
         self.points = []
@@ -262,6 +263,8 @@ class _Result:
         self.pairs.add((P.N, PR.canonical_key(P, flips=False)))
         if verdict == "undecided":
             self.undecided += 1
+            if len(self.undecided_pairs) < 50:
+                self.undecided_pairs.append(P.describe())
         elif verdict == "viol":
             self.violations += 1
             if self.witness is None:
@@ -284,6 +287,8 @@ class _Result:
             out["certificate"] = certificate(self.name, self.variant, self.quantity, w["pair"], w["refpair"],
                                              w["cand"], w["ref"], w["params"], w["ref_label"])
         out["points"] = self.points
+        if self.undecided_pairs:
+            out["undecided_pairs"] = self.undecided_pairs
         if self.notes:
             out["notes"] = self.notes
         out["seconds"] = round(time.perf_counter() - self.t0, 2)
@@ -636,6 +641,8 @@ REPORT_SPECS = [
                                                    family="homogeneous-base-pure"), False),
     ("max-paper-scale-worst", "maximality", dict(N="1000", L="5", q="0.2446", lam="6/5,2", variant="worst",
                                                   family="homogeneous-base-pure"), False),
+    ("max-paper-scale-homb", "maximality", dict(N="1000", L="5", q="0.2446", lam="2", variant="homogeneous-base",
+                                                 tol=1e-8, max_nodes=1_500_000), False),
     ("inv-stated", "invariance", dict(N="1..4", L="1..3", q="1/4,1/3", lam="3/2,2,3"), True),
     ("inv-reverse", "invariance", dict(N="1..4", L="1..3", q="1/4,1/3", lam="3/2,2,3", variant="reverse"), True),
     ("inv-any", "invariance", dict(N="1..3", L="1..3", q="1/4,1/3", lam="3/2,2,3", variant="any-modification"), True),
@@ -875,9 +882,12 @@ def _verdicts(res: dict, search: dict) -> dict:
 
     def status(rid):
         r = res[rid]
+        und = f", {r['undecided']} undecided" if r.get("undecided") else ""
         return f"`{rid}` {({True: 'holds', False: 'false', None: 'undecided'})[r['holds']]} " \
-               f"({r['checked']} comparisons, {r['pairs']} pairs, {r['violations']} certified violations)"
+               f"({r['checked']} comparisons, {r['pairs']} pairs, {r['violations']} certified violations{und})"
 
+    hb = res.get("max-paper-scale-homb", {})
+    homb_undecided = (" -- undecided: " + "; ".join(hb["undecided_pairs"])) if hb.get("undecided_pairs") else ""
     v = {}
     v["maximality"] = (
         "**False** (certified). As printed it already fails for the reverse of 000's own pair (003's choice), "
@@ -891,10 +901,12 @@ def _verdicts(res: dict, search: dict) -> dict:
         f"vector at small lambda: {cx('max-homd-small')}); for homogeneous bases ({status('max-homb-small')}); "
         f"and for delta instead of eta ({status('max-delta-worst-small')}; {cx('max-delta-worst-small')}). "
         "Region limits: all pairs exhaustively for N <= 4, L <= 3 (and L = 1 for any N); at L = 5, N = 1000 "
-        "only homogeneous bases whose changed user is 000's pair or its reverse at d <= 5 bits -- the mixed "
-        "homogeneous-base pairs (b, c > 0 or e > 0) have rare categories at both ends of the weight range and "
-        "the kernel does not decide them within a reasonable node budget (holds = null when asked, e.g. "
-        "`--variant homogeneous-base -N 1000 -L 5`). "
+        "the homogeneous bases: 000's pair and its reverse at every d <= 5 (above) and every changed user "
+        f"x -> x_m, one per (b, c, e) (truncation 1e-8, certified): {status('max-paper-scale-homb')}"
+        f"{homb_undecided}. The mixed pairs (b, c > 0 or e > 0) go through the block kernel "
+        "(`exactdp.kernel.block_tail_sums`): all with e = 0 and the small ones with e > 0 are decided (none "
+        "beats the worst of 000's pair and its reverse); the listed ones, all with shared bits (e >= 1), stay "
+        "beyond its node budget at N = 1000 and are reported undecided, never as holding. "
         "Where it holds: at the paper's own point (N = 1000, L = 5, q = 0.2446, lambda = 2) 000's pair beats "
         "every homogeneous D and the reverse pair (see the picture: forward d=5 is on top for lambda >= ~1.5, "
         "the reverse pair is on top near lambda = 1); for L = 1 the picture maps the exact region.")
@@ -992,6 +1004,11 @@ def build_parser():
     ap.add_argument("--delta", action="store_true", help="compare delta instead of eta")
     ap.add_argument("--family", choices=("all", "homogeneous-base", "homogeneous-base-pure"),
                     help="candidate pairs (default: all pairs where exhaustive, by the variant otherwise)")
+    ap.add_argument("--tol", type=float, default=1e-24,
+                    help="kernel truncation mass in (0, 1e-3] (large N; the intervals stay certified, only wider; "
+                         "default 1e-24; 1e-8 decides the mixed homogeneous-base pairs at N = 1000, L = 5)")
+    ap.add_argument("--max-nodes", type=int, default=300_000,
+                    help="node budget per kernel call (>= 1000); beyond it a pair is reported undecided")
     ap.add_argument("--json", action="store_true", help="print JSON")
     return ap
 
@@ -1012,12 +1029,16 @@ def main(argv=None) -> int:
             out = verify(cert)
             print(json.dumps(out, indent=2))
             return 0 if out["ok"] else 1
+        if not 0 < args.tol <= 1e-3:
+            raise ValueError(f"--tol must be in (0, 1e-3], got {args.tol}")
+        if args.max_nodes < 1000:
+            raise ValueError(f"--max-nodes must be >= 1000, got {args.max_nodes}")
         variant = args.variant
         if args.name == "two-k" and variant is None:
             variant = "canonical"
         r = check(args.name, N=args.N, L=args.L, q=args.q, lam=args.lam, eps=args.eps, k=args.k,
                   variant=variant, inclusive=args.inclusive, quantity="delta" if args.delta else "eta",
-                  family=args.family)
+                  family=args.family, tol=args.tol, max_nodes=args.max_nodes)
     except (ExactdpError, ValueError) as e:
         print(f"exactdp conjecture: error: {e}", file=sys.stderr)
         return 2

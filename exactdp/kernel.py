@@ -41,7 +41,8 @@ from .errors import CapacityError, PrecisionError
 from .interval import Interval, arb_to_interval
 from .mechanism import Mechanism
 
-__all__ = ["Threshold", "TailSums", "tail_sums", "BinomialRows", "lam_threshold"]
+__all__ = ["Threshold", "TailSums", "tail_sums", "Block", "Mixture", "block_tail_sums", "BinomialRows",
+           "lam_threshold"]
 
 
 # --------------------------------------------------------------------------- thresholds
@@ -410,7 +411,7 @@ class TailSums:
 
 
 # --------------------------------------------------------------------------- the kernel
-def _level_data(mech: Mechanism):
+def _level_data(mech):
     """theta_l and the conditional mean mu_l of a weight, categories 0..l (exact)."""
     L = mech.L
     pi = mech.pi0
@@ -421,9 +422,32 @@ def _level_data(mech: Mechanism):
     return theta, mu
 
 
-def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
+def _halfline(c0: int, c1: int):
+    """``{t : c0 + c1 t > 0}`` for ``c1 != 0``: ``(True, k)`` for ``t >= k``
+    (a suffix), ``(False, k)`` for ``t <= k`` (a prefix)."""
+    if c1 > 0:
+        return True, (-c0) // c1 + 1
+    return False, -((-c0) // (-c1)) - 1
+
+
+def _segment(row, suffix: bool, k: int):
+    """``(P[T in seg], sum_{t in seg} p_t |t - k|)`` for ``seg = [k, m]`` or ``[0, k]``."""
+    if suffix:
+        return row.sf_ge(k), row.ssum_ge(k + 1)
+    return row.cdf_le(k), row.csum_le(k - 1)
+
+
+def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
               tol: float = 1e-40, max_nodes: int | None = None, progress=None) -> TailSums:
     """Certified tail sums of ``Z = sum_l T_l W_l``, ``T ~ MN(n, pi0)``, around ``tau``.
+
+    ``mech`` is a :class:`~exactdp.mechanism.Mechanism` or any object with
+    ``L``, ``pi0`` (``L + 1`` exact probabilities) and ``weights`` (``L + 1``
+    distinct integers, in any order).  Category ``L`` is conditioned on first,
+    then ``L - 1``, ...; a node's range is bounded with the minimum and maximum
+    weight of the categories still free, so the order only affects speed:
+    putting rare categories with extreme weights first prunes best (a
+    Mechanism's increasing weights are that order).
 
     ``tol`` is the mass below which a subtree is not expanded (its mass is
     accounted for rigorously in the dropped accumulators).  ``prec`` is the
@@ -440,10 +464,15 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
     """
     t0 = time.perf_counter()
     L = mech.L
-    W = mech.weights
+    W = tuple(mech.weights)
+    if len(set(W)) != len(W):
+        raise ValueError("tail_sums: the weights must be distinct")
     theta, mu = _level_data(mech)
+    mn = [min(W[: l + 1]) for l in range(L + 1)]      # range of one free user, categories 0..l
+    mx = [max(W[: l + 1]) for l in range(L + 1)]
     P_, Q_ = tau.num, tau.den
-    WQ = [w * Q_ for w in W]
+    # (Z - tau)+ <= Z bounds a pruned child's excess when Z >= 0 and tau >= 0
+    excess_le_z = mn[L] >= 0 and P_ >= 0
     row_tol = tol * 1e-6
     with ctx.workprec(prec):
         rows = [None] + [BinomialRows(theta[l], prec, row_tol) for l in range(1, L + 1)]
@@ -468,62 +497,47 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
                 if now - last_report > 0.5:
                     progress(nodes, d_P)
                     last_report = now
-            if (Zs + m * W[0]) * Q_ > P_:             # wholly above
-                ez = arb(Zs) + m * mu_arb[l]
+            if (Zs + m * mn[l]) * Q_ > P_:             # wholly above
                 up_P += P
-                up_X += P * (ez - tb_)
+                up_X += P * (arb(Zs) + m * mu_arb[l] - tb_)
                 continue
-            if (Zs + m * W[l]) * Q_ < P_:             # wholly below
-                ez = arb(Zs) + m * mu_arb[l]
+            if (Zs + m * mx[l]) * Q_ < P_:             # wholly below
                 lo_P += P
-                lo_X += P * (tb_ - ez)
+                lo_X += P * (tb_ - arb(Zs) - m * mu_arb[l])
                 continue
             if m == 0:                                 # Z = Zs = tau
                 eq_P += P
                 continue
-            R = rows[l]
-            row = R.row(m)
-            if l == 1:
-                # leaf: Z = base + t d with t = T_1 ~ Bin(m, theta_1)
-                leaves += 1
-                base = Zs + m * W[0]
-                d = W[1] - W[0]
-                dq = WQ[1] - WQ[0]
-                num = P_ - base * Q_
-                fl = num // dq                 # t* = num/dq; above: t > t*, below: t < t*
-                tie = (num % dq == 0)
-                k_up = fl + 1
-                k_lo = fl - 1 if tie else fl
-                if k_up <= m:
-                    s = row.sf_ge(k_up)
-                    up_P += P * s
-                    up_X += P * ((arb(base + k_up * d) - tb_) * s + d * row.ssum_ge(k_up + 1))
-                if k_lo >= 0:
-                    c = row.cdf_le(k_lo)
-                    lo_P += P * c
-                    lo_X += P * ((tb_ - arb(base + k_lo * d)) * c + d * row.csum_le(k_lo - 1))
-                if tie and 0 <= fl <= m:
-                    eq_P += P * row.pmf_at(fl)
-                continue
-            # ---- internal node, level l >= 2: enumerate t = T_l ~ Bin(m, theta_l)
-            Wq_l, Wq_0, Wq_m1 = WQ[l], WQ[0], WQ[l - 1]
-            # child wholly above iff t > A ; wholly below iff t < B
-            ta = (P_ - (Zs * Q_ + m * Wq_0)) // (Wq_l - Wq_0) + 1
-            tb = -((-(P_ - (Zs * Q_ + m * Wq_m1))) // (Wq_l - Wq_m1)) - 1
+            row = rows[l].row(m)
+            # enumerate t = T_l ~ Bin(m, theta_l); the child holds m - t users in 0..l-1,
+            # its Z in [lo0 + t (W_l - mn'), hi0 + t (W_l - mx')]
+            Wl, mn1, mx1 = W[l], mn[l - 1], mx[l - 1]
+            a_suf, ka = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)      # wholly above
+            b_suf, kb = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)      # wholly below
             # E[Z | T_l = t] = cbase + slope * t
-            mu1 = mu_arb[l - 1]
-            slope = W_arb[l] - mu1
-            cbase = arb(Zs) + m * mu1
-            if ta <= m:
-                s = row.sf_ge(ta)
-                up_P += P * s
-                up_X += P * ((cbase + slope * ta - tb_) * s + slope * row.ssum_ge(ta + 1))
-            if tb >= 0:
-                c = row.cdf_le(tb)
-                lo_P += P * c
-                lo_X += P * ((tb_ - cbase - slope * tb) * c + slope * row.csum_le(tb - 1))
-            t_first = max(tb + 1, 0)
-            t_last = min(ta - 1, m)
+            slope = W_arb[l] - mu_arb[l - 1]
+            cbase = arb(Zs) + m * mu_arb[l - 1]
+            if (ka <= m) if a_suf else (ka >= 0):
+                s0, s1 = _segment(row, a_suf, ka)
+                up_P += P * s0
+                up_X += P * ((cbase + slope * ka - tb_) * s0 + (slope * s1 if a_suf else -slope * s1))
+            if (kb <= m) if b_suf else (kb >= 0):
+                s0, s1 = _segment(row, b_suf, kb)
+                lo_P += P * s0
+                lo_X += P * ((tb_ - cbase - slope * kb) * s0 + (-slope * s1 if b_suf else slope * s1))
+            # the straddling children form one interval [t_first, t_last]
+            t_first, t_last = 0, m
+            for suf, k in ((a_suf, ka), (b_suf, kb)):
+                if suf:
+                    t_last = min(t_last, k - 1)
+                else:
+                    t_first = max(t_first, k + 1)
+            if l == 1:
+                # leaf: the child is a point, so a straddling t has Z == tau exactly
+                leaves += 1
+                for t in range(t_first, t_last + 1):
+                    eq_P += P * row.pmf_at(t)
+                continue
             if t_first > t_last:
                 continue
             lo_w = max(t_first, row.ka)
@@ -538,31 +552,325 @@ def tail_sums(mech: Mechanism, n: int, tau: Threshold, *, prec: int = 128,
                     outside = row.tail_right if outside is None else outside + row.tail_right
             if outside is not None:
                 dm = P * outside
-                zmax = arb(Zs + m * W[l])
+                zmax = arb(Zs + m * mx[l])
                 d_P += dm
                 d_E += dm * zmax
                 d_up += dm * _pos(zmax - tb_)
-                d_lo += dm * _pos(tb_ - arb(Zs + m * W[0]))
+                d_lo += dm * _pos(tb_ - arb(Zs + m * mn[l]))
             if lo_w > hi_w:
                 continue
             pm = row.pmf
-            ka = row.ka
-            Wl_raw = W[l]
+            ka_row = row.ka
             mu_c = mu_arb[l - 1]
             for t in range(lo_w, hi_w + 1):
-                cm = P * pm[t - ka]
-                czs = Zs + t * Wl_raw
+                cm = P * pm[t - ka_row]
+                czs = Zs + t * Wl
                 if cm < tol_arb:
                     # not expanded: bound its contributions rigorously
                     ez = arb(czs) + (m - t) * mu_c           # exact conditional mean
                     d_P += cm
                     d_E += cm * ez
-                    zmax = arb(czs + (m - t) * W[l - 1])
+                    zmax = arb(czs + (m - t) * mx1)
                     up_b = _pos(zmax - tb_)
-                    d_up += cm * (up_b if up_b < ez else ez)
-                    d_lo += cm * _pos(tb_ - arb(czs + (m - t) * W[0]))
+                    d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
+                    d_lo += cm * _pos(tb_ - arb(czs + (m - t) * mn1))
                 else:
                     stack.append((l - 1, m - t, czs, cm))
+        res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
+                       tau, prec, nodes, leaves, time.perf_counter() - t0)
+    return res
+
+
+# --------------------------------------------------------------------------- independent blocks
+@dataclass(frozen=True)
+class Block:
+    """``n`` users, each independently in category ``c`` with probability
+    ``pi[c]`` (exact), contributing the integer ``weights[c]`` to Z.
+
+    The categories are conditioned on from the last to the first (put rare,
+    extreme weights last for speed); category 0 takes the remaining users.
+    """
+
+    n: int
+    pi: tuple
+    weights: tuple
+
+    def __post_init__(self):
+        if self.n < 0 or len(self.pi) != len(self.weights) or not self.pi:
+            raise ValueError("Block: need n >= 0 and one probability per weight")
+        if len(set(self.weights)) != len(self.weights):
+            raise ValueError("Block: the weights must be distinct")
+        if sum(self.pi) != 1 or any(p <= 0 for p in self.pi):
+            raise ValueError("Block: the probabilities must be positive and sum to 1")
+
+    @property
+    def L(self) -> int:
+        return len(self.pi) - 1
+
+    @property
+    def pi0(self) -> tuple:
+        return self.pi
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """``n`` users, each first in group ``g`` with probability ``pi[g]``; a
+    user of group ``g`` then contributes one independent draw from each block
+    of ``parts[g]`` (whose own ``n`` is ignored).  Conditioned on the group
+    histogram the groups are independent :class:`Block` s of random sizes."""
+
+    n: int
+    pi: tuple
+    parts: tuple
+
+    def __post_init__(self):
+        if self.n < 0 or len(self.pi) != len(self.parts) or len(self.pi) < 2:
+            raise ValueError("Mixture: need n >= 0 and one tuple of parts per group (>= 2 groups)")
+        if sum(self.pi) != 1 or any(p <= 0 for p in self.pi):
+            raise ValueError("Mixture: the probabilities must be positive and sum to 1")
+
+
+class _Unit:
+    """A block (or a mixture's group selector) as the search sees it: per
+    level ``l`` the range and conditional mean of one free user in categories
+    ``0..l``; per category its own range (``lo == hi`` for a block)."""
+
+    def __init__(self, L, pi, clo, chi, cmu):
+        self.L = L
+        S = [sum(pi[: l + 1]) for l in range(L + 1)]
+        self.theta = [pi[l] / S[l] for l in range(L + 1)]
+        self.mu = [sum(pi[i] * cmu[i] for i in range(l + 1)) / S[l] for l in range(L + 1)]
+        self.mn = [min(clo[: l + 1]) for l in range(L + 1)]
+        self.mx = [max(chi[: l + 1]) for l in range(L + 1)]
+        self.clo, self.chi, self.cmu = clo, chi, cmu
+        self.children = None          # for a selector: unit indices per group
+        self.point = clo == chi       # category values are exact integers
+
+
+def _units(blocks):
+    """Flatten blocks and mixtures: units, initial sizes and the constant part."""
+    units, sizes, const = [], [], 0
+
+    def add_block(b, n):
+        units.append(_Unit(b.L, b.pi, b.weights, b.weights,
+                           [Fraction(w) for w in b.weights]))
+        sizes.append(n)
+        return len(units) - 1
+
+    for b in blocks:
+        if isinstance(b, Mixture):
+            if b.n == 0:
+                continue
+            lo, hi, mu = [], [], []
+            for parts in b.parts:
+                lo.append(sum(min(p.weights) for p in parts))
+                hi.append(sum(max(p.weights) for p in parts))
+                mu.append(sum((sum(pi * w for pi, w in zip(p.pi, p.weights)) for p in parts), Fraction(0)))
+            sel = _Unit(len(b.pi) - 1, b.pi, lo, hi, mu)
+            units.append(sel)
+            sizes.append(b.n)
+            sel.children = [[add_block(p, 0) for p in parts] for parts in b.parts]
+            sel.weight = [Fraction(pi) * b.n for pi in b.pi]   # expected group sizes
+        elif b.L == 0:
+            const += b.n * b.weights[0]
+        elif b.n > 0:
+            add_block(b, b.n)
+    return units, sizes, const
+
+
+def _schedule(units, sizes) -> list:
+    """Conditioning steps ``(unit, level)``: the group selectors first, then
+    always the block whose free part spans the widest range (a heuristic;
+    any order is correct)."""
+    nominal = list(sizes)
+    steps = []
+    for i, u in enumerate(units):
+        if u.children is not None:
+            steps += [(i, l) for l in range(u.L, 0, -1)]
+            for g, kids in enumerate(u.children):
+                for k in kids:
+                    nominal[k] = u.weight[g]
+    level = [0 if u.children is not None else u.L for u in units]
+    while any(level):
+        t = max((i for i, l in enumerate(level) if l),
+                key=lambda i: nominal[i] * (units[i].mx[level[i]] - units[i].mn[level[i]]))
+        steps.append((t, level[t]))
+        level[t] -= 1
+    return steps
+
+
+def _halfline0(c0: int, c1: int, m: int):
+    """:func:`_halfline`, also for ``c1 == 0`` (all of ``0..m`` or nothing)."""
+    if c1 == 0:
+        return (True, 0) if c0 > 0 else (True, m + 1)
+    return _halfline(c0, c1)
+
+
+def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-40,
+                    max_nodes: int | None = None) -> TailSums:
+    """Certified tail sums of ``Z = Z_1 + ... + Z_B`` around ``tau`` for
+    independent :class:`Block` s (``Z_b = sum_c T_{b,c} w_{b,c}``,
+    ``T_b ~ MN(n_b, pi_b)``) and :class:`Mixture` s.
+
+    The same search as :func:`tail_sums`, with the categories of all blocks
+    conditioned on in one interleaved sequence (:func:`_schedule`) and a node's
+    range the sum of every block's free range; a mixture's group histogram is
+    conditioned on first (each group's range bounding its users), then its
+    groups are blocks of known size.  A statistic linear in two independent
+    marginal histograms (a homogeneous base whose changed user gains some bits
+    and loses others, :mod:`exactdp.pairs`) needs ``b + c`` conditioning steps
+    this way instead of ``(b + 1)(c + 1) - 1`` on the merged categories.
+
+    >>> B = Block(2, (Fraction(2, 3), Fraction(1, 3)), (1, 4))     # as tail_sums' example
+    >>> ts = block_tail_sums([B], Threshold.from_fraction(Fraction(5), 64))
+    >>> [ts.p_below().contains(Fraction(4, 9)), ts.p_equal().contains(Fraction(4, 9)),
+    ...  ts.p_above().contains(Fraction(1, 9))]
+    [True, True, True]
+    >>> U = Block(1, (Fraction(1, 2), Fraction(1, 2)), (0, 3))     # Z = U + V in {-2, -1, 1, 2}
+    >>> V = Block(1, (Fraction(3, 4), Fraction(1, 4)), (-1, -2))
+    >>> ts = block_tail_sums([U, V], Threshold.from_fraction(Fraction(0), 64))
+    >>> ts.p_above().contains(Fraction(1, 2)), ts.p_below().contains(Fraction(1, 2))
+    (True, True)
+    """
+    t0 = time.perf_counter()
+    units, sizes, const = _units(blocks)
+    B = len(units)
+    steps = _schedule(units, sizes)
+    S = len(steps)
+    lev = [[u.L for u in units]]
+    for t, l in steps:
+        nxt = list(lev[-1])
+        nxt[t] = l - 1
+        lev.append(nxt)
+    mn = [u.mn for u in units]
+    mx = [u.mx for u in units]
+    P_, Q_ = tau.num, tau.den
+    excess_le_z = P_ >= 0 and const >= 0 and all(u.mn[u.L] >= 0 for u in units)
+    row_tol = tol * 1e-6
+    with ctx.workprec(prec):
+        rows = {(t, l): BinomialRows(units[t].theta[l], prec, row_tol) for t, l in steps}
+        mu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.mu] for u in units]
+        cmu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.cmu] for u in units]
+        tb_ = tau.ball
+        zero = arb(0)
+        up_P = up_X = eq_P = lo_P = lo_X = zero
+        d_P = d_E = d_up = d_lo = zero
+        tol_arb = arb(tol)
+        nodes = leaves = 0
+        stack = [(0, tuple(sizes), const, arb(1))]
+        while stack:
+            s, ms, Zs, P = stack.pop()
+            nodes += 1
+            if max_nodes is not None and nodes > max_nodes:
+                raise CapacityError(f"block_tail_sums: more than {max_nodes} nodes; "
+                                    "use a larger tol or fewer digits")
+            lv = lev[s]
+            lo_r = Zs + sum(ms[i] * mn[i][lv[i]] for i in range(B))
+            hi_r = Zs + sum(ms[i] * mx[i][lv[i]] for i in range(B))
+            if lo_r * Q_ > P_ or hi_r * Q_ < P_:       # wholly above / below
+                ez = arb(Zs)
+                for i in range(B):
+                    if ms[i]:
+                        ez += ms[i] * mu_arb[i][lv[i]]
+                if lo_r * Q_ > P_:
+                    up_P += P
+                    up_X += P * (ez - tb_)
+                else:
+                    lo_P += P
+                    lo_X += P * (tb_ - ez)
+                continue
+            while s < S and ms[steps[s][0]] == 0:       # an empty block: nothing to condition
+                s += 1
+            if s == S:                                  # a point: Z == tau
+                eq_P += P
+                continue
+            t, l = steps[s]
+            u = units[t]
+            m = ms[t]
+            lv = lev[s]
+            wlo, whi = u.clo[l], u.chi[l]
+            mn1, mx1 = mn[t][l - 1], mx[t][l - 1]
+            o_lo = lo_r - m * mn[t][l]                  # Zs plus the other units' range
+            o_hi = hi_r - m * mx[t][l]
+            o_mu = arb(Zs)
+            for i in range(B):
+                if i != t and ms[i]:
+                    o_mu += ms[i] * mu_arb[i][lv[i]]
+            row = rows[(t, l)].row(m)
+            a_suf, ka = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
+            b_suf, kb = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
+            slope = cmu_arb[t][l] - mu_arb[t][l - 1]
+            cbase = o_mu + m * mu_arb[t][l - 1]
+            if (ka <= m) if a_suf else (ka >= 0):
+                s0, s1 = _segment(row, a_suf, ka)
+                up_P += P * s0
+                up_X += P * ((cbase + slope * ka - tb_) * s0 + (slope * s1 if a_suf else -slope * s1))
+            if (kb <= m) if b_suf else (kb >= 0):
+                s0, s1 = _segment(row, b_suf, kb)
+                lo_P += P * s0
+                lo_X += P * ((tb_ - cbase - slope * kb) * s0 + (-slope * s1 if b_suf else slope * s1))
+            t_first, t_last = 0, m
+            for suf, k in ((a_suf, ka), (b_suf, kb)):
+                if suf:
+                    t_last = min(t_last, k - 1)
+                else:
+                    t_first = max(t_first, k + 1)
+            if t_first > t_last:
+                continue
+            sel = u.children is not None
+            if not sel and l == 1 and all(ms[i] == 0 or lev[s + 1][i] == 0 for i in range(B) if i != t):
+                # the child is a point, so a straddling value has Z == tau exactly
+                leaves += 1
+                for x in range(t_first, t_last + 1):
+                    eq_P += P * row.pmf_at(x)
+                continue
+            lo_w = max(t_first, row.ka)
+            hi_w = min(t_last, row.kb)
+            outside = None
+            if lo_w > hi_w:
+                outside = row.tail_left + row.tail_right
+            else:
+                if t_first < row.ka:
+                    outside = row.tail_left
+                if t_last > row.kb:
+                    outside = row.tail_right if outside is None else outside + row.tail_right
+            if outside is not None:
+                dm = P * outside
+                zmax = arb(hi_r)
+                d_P += dm
+                d_E += dm * zmax
+                d_up += dm * _pos(zmax - tb_)
+                d_lo += dm * _pos(tb_ - arb(lo_r))
+            if lo_w > hi_w:
+                continue
+            pm = row.pmf
+            ka_row = row.ka
+            mu_c, cmu_l = mu_arb[t][l - 1], cmu_arb[t][l]
+            s1_ = s + 1
+            if sel:
+                kids, kids0 = u.children[l], (u.children[0] if l == 1 else ())
+            for x in range(lo_w, hi_w + 1):
+                cm = P * pm[x - ka_row]
+                if cm < tol_arb:
+                    nodes += 1                          # visited: counts against max_nodes
+                    ez = o_mu + x * cmu_l + (m - x) * mu_c
+                    d_P += cm
+                    d_E += cm * ez
+                    zmax = arb(o_hi + x * whi + (m - x) * mx1)
+                    up_b = _pos(zmax - tb_)
+                    d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
+                    d_lo += cm * _pos(tb_ - arb(o_lo + x * wlo + (m - x) * mn1))
+                    continue
+                if sel:
+                    cl = list(ms)
+                    cl[t] = 0 if l == 1 else m - x
+                    for k in kids:
+                        cl[k] = x
+                    for k in kids0:
+                        cl[k] = m - x
+                    stack.append((s1_, tuple(cl), Zs, cm))
+                else:
+                    stack.append((s1_, ms[:t] + (m - x,) + ms[t + 1:], Zs + x * wlo, cm))
         res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
                        tau, prec, nodes, leaves, time.perf_counter() - t0)
     return res

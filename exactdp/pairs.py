@@ -34,7 +34,10 @@ Symmetry reductions (proved in ``proofs/symmetry_reductions.py``):
   kernel (:func:`exactdp.kernel.tail_sums`).  With ``z = 0`` the weights only
   depend on the numbers of ones in ``B = x \\ x_m``, ``C = x_m \\ x`` and
   ``E = x & x_m``; a homogeneous-base pair is the triple ``(b, c, e)`` =
-  their sizes (:class:`HomogeneousPair`).
+  their sizes (:class:`HomogeneousPair`).  A user's weight is
+  ``u(j + k) + v(i + k)`` with independent binomial counts ``i, j, k`` in
+  ``B, C, E``, so mixed pairs are summed over independent blocks
+  (:func:`exactdp.kernel.block_tail_sums`, :func:`_split_blocks`).
 
 >>> P = Pair.from_collections([(0, 0), (0, 0)], [(0, 0), (1, 1)])
 >>> law = law_of_R(P, "1/3")
@@ -61,7 +64,7 @@ from flint import arb, ctx, fmpq, fmpz_poly
 from . import bruteforce, domains
 from .errors import CapacityError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
-from .kernel import Threshold, tail_sums
+from .kernel import Block, Mixture, Threshold, block_tail_sums, tail_sums
 
 __all__ = [
     "Pair", "HomogeneousPair", "Reduced", "reduce_pair", "canonical_key", "enumerate_pairs",
@@ -614,10 +617,64 @@ def _tail(Ws, pis, n, t, prec, tol, sign=1, max_nodes=None):
     return tail_sums(law, n, thr, prec=prec, tol=tol, max_nodes=max_nodes), None
 
 
+def _split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: int, changed: bool):
+    """Independent blocks of ``Z`` (integer weights as in :func:`_hom_categories`).
+
+    A user with ``j`` ones among the ``c`` columns of ``x_m \\ x``, ``i`` among
+    the ``b`` of ``x \\ x_m`` and ``k`` among the ``e`` of ``x & x_m`` has weight
+    ``u(j + k) + v(i + k)``; ``i``, ``j``, ``k`` are independent binomials.  For
+    ``e = 0``, ``Z = U + V`` with ``U``, ``V`` linear in two independent marginal
+    histograms (two :class:`~exactdp.kernel.Block` s); for ``e > 0`` the users
+    are a :class:`~exactdp.kernel.Mixture` over ``k``.  ``n_base`` users come from
+    the base; the ``changed`` user (randomized ``x_m``) has ``j ~ Bin(c, p)``,
+    ``i ~ Bin(b, q)``, ``k ~ Bin(e, p)``.
+    """
+    p = 1 - q
+    r = q / p
+    a_, b_ = r.numerator, r.denominator
+    M = max(b, c) + e
+    u = [lam.denominator * a_**(M - (2 * al - c - e)) * b_**(M + (2 * al - c - e)) for al in range(c + e + 1)]
+    v = [-lam.numerator * a_**(M - (2 * be - b - e)) * b_**(M + (2 * be - b - e)) for be in range(b + e + 1)]
+
+    def parts(k, pj, n):
+        return (Block(n, tuple(_binom_row(c, pj)), tuple(u[k: k + c + 1])),
+                Block(n, tuple(_binom_row(b, q)), tuple(v[k: k + b + 1])))
+
+    if e == 0:
+        blocks = list(parts(0, q, n_base))
+        if changed:
+            blocks += parts(0, p, 1)
+        return blocks
+    blocks = [Mixture(n_base, tuple(_binom_row(e, q)), tuple(parts(k, q, 0) for k in range(e + 1)))]
+    if changed:
+        blocks.append(Mixture(1, tuple(_binom_row(e, p)), tuple(parts(k, p, 0) for k in range(e + 1))))
+    return blocks
+
+
+def _mixed(H: HomogeneousPair) -> bool:
+    """True unless the pair is 000's (``x`` = base) or its reverse at some
+    Hamming distance: those have one binomial law with rare extreme
+    categories, which :func:`tail_sums` on the merged categories handles best."""
+    return not (H.e == 0 and (H.b == 0 or H.c == 0))
+
+
+def _split_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
+                   prec: int, tol: float, max_nodes=None) -> Interval:
+    """``P[Z > 0]`` over all ``N`` users (the changed one included) by
+    :func:`~exactdp.kernel.block_tail_sums`: ``b + c`` conditioning steps
+    instead of ``(b + 1)(c + 1) - 1`` merged categories."""
+    blocks = _split_blocks(H.b, H.c, H.e, q, lam, H.N - 1, True)
+    ts = block_tail_sums(blocks, Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol,
+                         max_nodes=max_nodes)
+    return ts.p_above(inclusive)
+
+
 def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
                  prec: int, tol: float, max_nodes=None) -> Interval:
     if H.b == H.c == 0:                     # x == x_m: R = 1
         return Interval.exact(1 if (lam < 1 or (inclusive and lam == 1)) else 0)
+    if _mixed(H):
+        return _split_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes)
     Ws, pi0, pio, _ = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
     lo = hi = Fraction(0)
@@ -639,6 +696,11 @@ def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool
 def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, tol: float) -> Interval:
     if H.b == H.c == 0:
         return Interval.exact(max(Fraction(0), 1 - lam))
+    if _mixed(H):
+        ts = block_tail_sums(_split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
+                             Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol)
+        scale = lam.denominator * ((q / (1 - q)).numerator * (q / (1 - q)).denominator)**(max(H.b, H.c) + H.e)
+        return ts.excess_above().scale(Fraction(1, H.N * scale))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
     ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign)
@@ -654,9 +716,11 @@ def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
 
     ``tol`` is the kernel's truncation mass (accounted for in the width);
     ``max_nodes`` bounds the work per kernel call
-    (:class:`~exactdp.errors.CapacityError` beyond it).  Pairs with both
-    ``b > 0`` and ``c > 0`` (or ``e > 0``) have rare categories at both ends of
-    the weight range and are much slower than 000's pair or its reverse.
+    (:class:`~exactdp.errors.CapacityError` beyond it).  Mixed pairs (both
+    ``b > 0`` and ``c > 0``, or ``e > 0``) go through the block kernel; with
+    ``e >= 2`` they are much slower than 000's pair or its reverse at large N
+    (at N = 1000, L = 5 use a coarse ``tol`` such as ``1e-8``: the interval is
+    still certified, only wider).
     """
     q = Fraction(domains.Q.parse(q))
     lam, eps = _lam_eps(lam, eps)
