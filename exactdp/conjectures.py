@@ -1006,7 +1006,7 @@ def build_parser():
                     help="candidate pairs (default: all pairs where exhaustive, by the variant otherwise)")
     ap.add_argument("--tol", type=float, default=1e-24,
                     help="kernel truncation mass in (0, 1e-3] (large N; the intervals stay certified, only wider; "
-                         "default 1e-24; 1e-8 decides the mixed homogeneous-base pairs at N = 1000, L = 5)")
+                         "default 1e-24; the report uses 1e-8 for the mixed homogeneous-base pairs at N = 1000, L = 5)")
     ap.add_argument("--max-nodes", type=int, default=300_000,
                     help="node budget per kernel call (>= 1000); beyond it a pair is reported undecided")
     ap.add_argument("--json", action="store_true", help="print JSON")

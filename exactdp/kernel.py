@@ -411,15 +411,18 @@ class TailSums:
 
 
 # --------------------------------------------------------------------------- the kernel
+def _cond_data(pi, values):
+    """theta_l = pi_l / (pi_0 + ... + pi_l) and the conditional mean mu_l of
+    ``values`` given the category is in 0..l (exact)."""
+    S = [sum(pi[: l + 1]) for l in range(len(pi))]
+    theta = [pi[l] / S[l] for l in range(len(pi))]
+    mu = [sum(pi[i] * values[i] for i in range(l + 1)) / S[l] for l in range(len(pi))]
+    return theta, mu
+
+
 def _level_data(mech):
     """theta_l and the conditional mean mu_l of a weight, categories 0..l (exact)."""
-    L = mech.L
-    pi = mech.pi0
-    W = mech.weights
-    S = [sum(pi[: l + 1]) for l in range(L + 1)]
-    theta = [pi[l] / S[l] for l in range(L + 1)]
-    mu = [sum(pi[i] * W[i] for i in range(l + 1)) / S[l] for l in range(L + 1)]
-    return theta, mu
+    return _cond_data(mech.pi0, mech.weights)
 
 
 def _halfline(c0: int, c1: int):
@@ -435,6 +438,49 @@ def _segment(row, suffix: bool, k: int):
     if suffix:
         return row.sf_ge(k), row.ssum_ge(k + 1)
     return row.cdf_le(k), row.csum_le(k - 1)
+
+
+def _split_node(row, m, above, below, cbase, slope, tb_):
+    """Split the children ``T = t`` (``t`` in ``0..m``) of a node.
+
+    ``above = (suffix, k)`` are the values whose child is wholly above tau,
+    ``below`` those wholly below (:func:`_halfline`); ``E[Z | T = t] = cbase +
+    slope t``.  Returns the closed-form sums of those two ranges per unit node
+    mass, ``(P_above, X_above)`` and ``(P_below, X_below)`` (``None`` when the
+    range is empty), and the straddling values ``[t_first, t_last]``.
+    """
+    a_suf, ka = above
+    b_suf, kb = below
+    up = lo = None
+    if (ka <= m) if a_suf else (ka >= 0):
+        s0, s1 = _segment(row, a_suf, ka)
+        up = s0, (cbase + slope * ka - tb_) * s0 + (slope * s1 if a_suf else -slope * s1)
+    if (kb <= m) if b_suf else (kb >= 0):
+        s0, s1 = _segment(row, b_suf, kb)
+        lo = s0, (tb_ - cbase - slope * kb) * s0 + (-slope * s1 if b_suf else slope * s1)
+    t_first, t_last = 0, m
+    for suf, k in (above, below):
+        if suf:
+            t_last = min(t_last, k - 1)
+        else:
+            t_first = max(t_first, k + 1)
+    return up, lo, t_first, t_last
+
+
+def _window(row, t_first, t_last):
+    """The straddling values the row holds, ``[lo_w, hi_w]`` (empty when
+    ``lo_w > hi_w``), and a ball bounding the mass of those it does not hold
+    (``None`` when there are none)."""
+    lo_w = max(t_first, row.ka)
+    hi_w = min(t_last, row.kb)
+    if lo_w > hi_w:
+        return lo_w, hi_w, row.tail_left + row.tail_right
+    outside = None
+    if t_first < row.ka:
+        outside = row.tail_left
+    if t_last > row.kb:
+        outside = row.tail_right if outside is None else outside + row.tail_right
+    return lo_w, hi_w, outside
 
 
 def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
@@ -512,26 +558,19 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
             # enumerate t = T_l ~ Bin(m, theta_l); the child holds m - t users in 0..l-1,
             # its Z in [lo0 + t (W_l - mn'), hi0 + t (W_l - mx')]
             Wl, mn1, mx1 = W[l], mn[l - 1], mx[l - 1]
-            a_suf, ka = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)      # wholly above
-            b_suf, kb = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)      # wholly below
+            above = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)      # wholly above
+            below = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)      # wholly below
             # E[Z | T_l = t] = cbase + slope * t
             slope = W_arb[l] - mu_arb[l - 1]
             cbase = arb(Zs) + m * mu_arb[l - 1]
-            if (ka <= m) if a_suf else (ka >= 0):
-                s0, s1 = _segment(row, a_suf, ka)
-                up_P += P * s0
-                up_X += P * ((cbase + slope * ka - tb_) * s0 + (slope * s1 if a_suf else -slope * s1))
-            if (kb <= m) if b_suf else (kb >= 0):
-                s0, s1 = _segment(row, b_suf, kb)
-                lo_P += P * s0
-                lo_X += P * ((tb_ - cbase - slope * kb) * s0 + (-slope * s1 if b_suf else slope * s1))
+            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
+            if up is not None:
+                up_P += P * up[0]
+                up_X += P * up[1]
+            if lo is not None:
+                lo_P += P * lo[0]
+                lo_X += P * lo[1]
             # the straddling children form one interval [t_first, t_last]
-            t_first, t_last = 0, m
-            for suf, k in ((a_suf, ka), (b_suf, kb)):
-                if suf:
-                    t_last = min(t_last, k - 1)
-                else:
-                    t_first = max(t_first, k + 1)
             if l == 1:
                 # leaf: the child is a point, so a straddling t has Z == tau exactly
                 leaves += 1
@@ -540,16 +579,7 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
                 continue
             if t_first > t_last:
                 continue
-            lo_w = max(t_first, row.ka)
-            hi_w = min(t_last, row.kb)
-            outside = None
-            if lo_w > hi_w:
-                outside = row.tail_left + row.tail_right
-            else:
-                if t_first < row.ka:
-                    outside = row.tail_left
-                if t_last > row.kb:
-                    outside = row.tail_right if outside is None else outside + row.tail_right
+            lo_w, hi_w, outside = _window(row, t_first, t_last)
             if outside is not None:
                 dm = P * outside
                 zmax = arb(Zs + m * mx[l])
@@ -635,16 +665,14 @@ class _Unit:
     level ``l`` the range and conditional mean of one free user in categories
     ``0..l``; per category its own range (``lo == hi`` for a block)."""
 
-    def __init__(self, L, pi, clo, chi, cmu):
-        self.L = L
-        S = [sum(pi[: l + 1]) for l in range(L + 1)]
-        self.theta = [pi[l] / S[l] for l in range(L + 1)]
-        self.mu = [sum(pi[i] * cmu[i] for i in range(l + 1)) / S[l] for l in range(L + 1)]
+    def __init__(self, pi, clo, chi, cmu):
+        self.L = L = len(pi) - 1
+        self.theta, self.mu = _cond_data(pi, cmu)
         self.mn = [min(clo[: l + 1]) for l in range(L + 1)]
         self.mx = [max(chi[: l + 1]) for l in range(L + 1)]
         self.clo, self.chi, self.cmu = clo, chi, cmu
         self.children = None          # for a selector: unit indices per group
-        self.point = clo == chi       # category values are exact integers
+        self.expected = None          # for a selector: expected group sizes
 
 
 def _units(blocks):
@@ -652,7 +680,7 @@ def _units(blocks):
     units, sizes, const = [], [], 0
 
     def add_block(b, n):
-        units.append(_Unit(b.L, b.pi, b.weights, b.weights,
+        units.append(_Unit(b.pi, b.weights, b.weights,
                            [Fraction(w) for w in b.weights]))
         sizes.append(n)
         return len(units) - 1
@@ -666,11 +694,11 @@ def _units(blocks):
                 lo.append(sum(min(p.weights) for p in parts))
                 hi.append(sum(max(p.weights) for p in parts))
                 mu.append(sum((sum(pi * w for pi, w in zip(p.pi, p.weights)) for p in parts), Fraction(0)))
-            sel = _Unit(len(b.pi) - 1, b.pi, lo, hi, mu)
+            sel = _Unit(b.pi, lo, hi, mu)
             units.append(sel)
             sizes.append(b.n)
             sel.children = [[add_block(p, 0) for p in parts] for parts in b.parts]
-            sel.weight = [Fraction(pi) * b.n for pi in b.pi]   # expected group sizes
+            sel.expected = [Fraction(pi) * b.n for pi in b.pi]
         elif b.L == 0:
             const += b.n * b.weights[0]
         elif b.n > 0:
@@ -689,7 +717,7 @@ def _schedule(units, sizes) -> list:
             steps += [(i, l) for l in range(u.L, 0, -1)]
             for g, kids in enumerate(u.children):
                 for k in kids:
-                    nominal[k] = u.weight[g]
+                    nominal[k] = u.expected[g]
     level = [0 if u.children is not None else u.L for u in units]
     while any(level):
         t = max((i for i, l in enumerate(level) if l),
@@ -797,24 +825,17 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
                 if i != t and ms[i]:
                     o_mu += ms[i] * mu_arb[i][lv[i]]
             row = rows[(t, l)].row(m)
-            a_suf, ka = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
-            b_suf, kb = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
+            above = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
+            below = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
             slope = cmu_arb[t][l] - mu_arb[t][l - 1]
             cbase = o_mu + m * mu_arb[t][l - 1]
-            if (ka <= m) if a_suf else (ka >= 0):
-                s0, s1 = _segment(row, a_suf, ka)
-                up_P += P * s0
-                up_X += P * ((cbase + slope * ka - tb_) * s0 + (slope * s1 if a_suf else -slope * s1))
-            if (kb <= m) if b_suf else (kb >= 0):
-                s0, s1 = _segment(row, b_suf, kb)
-                lo_P += P * s0
-                lo_X += P * ((tb_ - cbase - slope * kb) * s0 + (-slope * s1 if b_suf else slope * s1))
-            t_first, t_last = 0, m
-            for suf, k in ((a_suf, ka), (b_suf, kb)):
-                if suf:
-                    t_last = min(t_last, k - 1)
-                else:
-                    t_first = max(t_first, k + 1)
+            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
+            if up is not None:
+                up_P += P * up[0]
+                up_X += P * up[1]
+            if lo is not None:
+                lo_P += P * lo[0]
+                lo_X += P * lo[1]
             if t_first > t_last:
                 continue
             sel = u.children is not None
@@ -824,16 +845,7 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
                 for x in range(t_first, t_last + 1):
                     eq_P += P * row.pmf_at(x)
                 continue
-            lo_w = max(t_first, row.ka)
-            hi_w = min(t_last, row.kb)
-            outside = None
-            if lo_w > hi_w:
-                outside = row.tail_left + row.tail_right
-            else:
-                if t_first < row.ka:
-                    outside = row.tail_left
-                if t_last > row.kb:
-                    outside = row.tail_right if outside is None else outside + row.tail_right
+            lo_w, hi_w, outside = _window(row, t_first, t_last)
             if outside is not None:
                 dm = P * outside
                 zmax = arb(hi_r)

@@ -558,15 +558,24 @@ def _binom_row(m: int, prob: Fraction) -> list[Fraction]:
     return [math.comb(m, i) * prob**i * (1 - prob)**(m - i) for i in range(m + 1)]
 
 
+def _uv(b: int, c: int, e: int, q: Fraction, lam: Fraction):
+    """Integer parts of a user's weight ``u(al) + v(be)`` (``al`` ones among the
+    ``c + e`` columns of ``x_m``, ``be`` among the ``b + e`` of ``x``): ``scale``
+    times ``r_{x_m}`` and ``-lam r_x``, and the common ``scale``."""
+    r = q / (1 - q)
+    a_, b_ = r.numerator, r.denominator          # p/q = b_/a_
+    M = max(b, c) + e
+    u = [lam.denominator * a_**(M - k) * b_**(M + k) for k in (2 * al - c - e for al in range(c + e + 1))]
+    v = [-lam.numerator * a_**(M - k) * b_**(M + k) for k in (2 * be - b - e for be in range(b + e + 1))]
+    return u, v, lam.denominator * (a_ * b_)**M
+
+
 @lru_cache(maxsize=512)
 def _hom_categories(b: int, c: int, e: int, q: Fraction, lam: Fraction):
     """Merged categories of the linear statistic: sorted integer weights, base law,
     law of the changed user's category under D_m, and the integer scale."""
     p = 1 - q
-    r = q / p
-    a_, b_ = r.numerator, r.denominator          # p/q = b_/a_
-    M = max(c + e, b + e)
-    ln, ld = lam.numerator, lam.denominator
+    u, v, scale = _uv(b, c, e, q, lam)
     Bq, Cq, Eq = _binom_row(b, q), _binom_row(c, q), _binom_row(e, q)
     Cp, Ep = _binom_row(c, p), _binom_row(e, p)
     base: dict = defaultdict(Fraction)
@@ -574,13 +583,11 @@ def _hom_categories(b: int, c: int, e: int, q: Fraction, lam: Fraction):
     for i in range(b + 1):
         for j in range(c + 1):
             for kk in range(e + 1):
-                al, be = j + kk, i + kk
-                k1, k2 = 2 * al - (c + e), 2 * be - (b + e)
-                W = ld * a_**(M - k1) * b_**(M + k1) - ln * a_**(M - k2) * b_**(M + k2)
+                W = u[j + kk] + v[i + kk]
                 base[W] += Bq[i] * Cq[j] * Eq[kk]
                 out[W] += Bq[i] * Cp[j] * Ep[kk]
     Ws = tuple(sorted(base))
-    return Ws, tuple(base[w] for w in Ws), tuple(out[w] for w in Ws), ld * (a_ * b_)**M
+    return Ws, tuple(base[w] for w in Ws), tuple(out[w] for w in Ws), scale
 
 
 @dataclass(frozen=True)
@@ -630,11 +637,7 @@ def _split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: in
     ``i ~ Bin(b, q)``, ``k ~ Bin(e, p)``.
     """
     p = 1 - q
-    r = q / p
-    a_, b_ = r.numerator, r.denominator
-    M = max(b, c) + e
-    u = [lam.denominator * a_**(M - (2 * al - c - e)) * b_**(M + (2 * al - c - e)) for al in range(c + e + 1)]
-    v = [-lam.numerator * a_**(M - (2 * be - b - e)) * b_**(M + (2 * be - b - e)) for be in range(b + e + 1)]
+    u, v, _ = _uv(b, c, e, q, lam)
 
     def parts(k, pj, n):
         return (Block(n, tuple(_binom_row(c, pj)), tuple(u[k: k + c + 1])),
@@ -699,7 +702,7 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
     if _mixed(H):
         ts = block_tail_sums(_split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
                              Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol)
-        scale = lam.denominator * ((q / (1 - q)).numerator * (q / (1 - q)).denominator)**(max(H.b, H.c) + H.e)
+        scale = _uv(H.b, H.c, H.e, q, lam)[2]
         return ts.excess_above().scale(Fraction(1, H.N * scale))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
