@@ -140,6 +140,18 @@ class Interval:
         """Enclosure of ``max(x, y)`` for ``x in a``, ``y in b``."""
         return Interval(max(a.lower, b.lower), max(a.upper, b.upper))
 
+    def intersect(self, other: "Interval") -> "Interval":
+        """Intersection of two enclosures of the same value.  Both are
+        certified, so they overlap; disjoint ones mean a bug and raise.
+
+        >>> Interval(Fraction(1, 4), Fraction(1, 2)).intersect(Interval(Fraction(1, 3), Fraction(1)))
+        Interval(lower=Fraction(1, 3), upper=Fraction(1, 2))
+        """
+        lo, hi = max(self.lower, other.lower), min(self.upper, other.upper)
+        if lo > hi:
+            raise ArithmeticError(f"disjoint enclosures of one value: {self} and {other}")
+        return Interval(lo, hi)
+
     def scale(self, c) -> "Interval":
         c = Fraction(c)
         lo, hi = self.lower * c, self.upper * c

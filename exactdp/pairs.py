@@ -65,6 +65,7 @@ from . import bruteforce, domains
 from .errors import CapacityError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
 from .kernel import Block, Mixture, Threshold, block_tail_sums, tail_sums
+from .lattice import Group, chernoff_upper, lattice_tail
 
 __all__ = [
     "Pair", "HomogeneousPair", "Reduced", "reduce_pair", "canonical_key", "enumerate_pairs",
@@ -672,10 +673,25 @@ def _split_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bo
     return ts.p_above(inclusive)
 
 
+def _lattice_groups(H: HomogeneousPair, q: Fraction, lam: Fraction) -> list:
+    """``Z`` (in units of ``r``) as two groups for :mod:`exactdp.lattice`: the
+    ``N - 1`` base users and the changed user under ``D_m``."""
+    Ws, pi0, pio, scale = _hom_categories(H.b, H.c, H.e, q, lam)
+    vals = tuple(Fraction(w, scale) for w in Ws)
+    return [Group(H.N - 1, vals, pi0), Group(1, vals, pio)]
+
+
+HOM_ETA_METHODS = ("kernel", "lattice", "chernoff")
+
+
 def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
-                 prec: int, tol: float, max_nodes=None) -> Interval:
+                 prec: int, tol: float, max_nodes=None, method: str = "kernel", h=None) -> Interval:
     if H.b == H.c == 0:                     # x == x_m: R = 1
         return Interval.exact(1 if (lam < 1 or (inclusive and lam == 1)) else 0)
+    if method == "lattice":
+        return lattice_tail(_lattice_groups(H, q, lam), h=h, inclusive=inclusive, tol=min(tol, 1e-12))
+    if method == "chernoff":
+        return Interval(Fraction(0), chernoff_upper(_lattice_groups(H, q, lam)))
     if _mixed(H):
         return _split_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes)
     Ws, pi0, pio, _ = _hom_categories(H.b, H.c, H.e, q, lam)
@@ -714,26 +730,55 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
 
 
 def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
-            prec: int = 160, tol: float = 1e-40, max_nodes: int | None = None) -> Interval:
+            prec: int = 160, tol: float = 1e-40, max_nodes: int | None = None,
+            method: str = "kernel", h=None) -> Interval:
     """Certified eta of a homogeneous-base pair (any N) by the linear statistic.
 
-    ``tol`` is the kernel's truncation mass (accounted for in the width);
-    ``max_nodes`` bounds the work per kernel call
-    (:class:`~exactdp.errors.CapacityError` beyond it).  Mixed pairs (both
-    ``b > 0`` and ``c > 0``, or ``e > 0``) go through the block kernel; with
-    ``e >= 2`` they are much slower than 000's pair or its reverse at large N
-    (at N = 1000, L = 5 use a coarse ``tol`` such as ``1e-8``: the interval is
-    still certified, only wider).
+    ``method``:
+
+    * ``"kernel"`` (default): the branch-and-bound kernel; ``tol`` is its
+      truncation mass (accounted for in the width), ``max_nodes`` bounds the
+      work per kernel call (:class:`~exactdp.errors.CapacityError` beyond it).
+      Mixed pairs (both ``b > 0`` and ``c > 0``, or ``e > 0``) go through the
+      block kernel; with ``e >= 1`` they can be far slower than 000's pair or
+      its reverse at large N.
+    * ``"lattice"``: the dominance bracket of :func:`exactdp.lattice.lattice_tail`
+      with grid step ``h`` (a rational, in units of the likelihood ratios
+      ``r``; the width shrinks about linearly with ``h``, the cost grows like
+      ``1/h``).  At N = 1000, L = 5 and ``h = 1/64`` it takes seconds for every
+      ``(b, c, e)``.
+    * ``"chernoff"``: ``[0, Chernoff bound]`` (:func:`exactdp.lattice.chernoff_upper`),
+      a certified upper bound in milliseconds.
+
+    Every method returns an enclosure of the same value, so they can be
+    intersected (:meth:`~exactdp.interval.Interval.intersect`).
+
+    >>> H = HomogeneousPair(8, 1, 2, 1)
+    >>> exact = eta_exact(H.pair(), "1/4", lam=2)
+    >>> a = hom_eta(H, "1/4", lam=2, tol=1e-30)
+    >>> b = hom_eta(H, "1/4", lam=2, method="lattice", h="1/64")
+    >>> c = hom_eta(H, "1/4", lam=2, method="chernoff")
+    >>> a.contains(exact), b.contains(exact), c.contains(exact), float(b.width) < 0.02
+    (True, True, True, True)
     """
+    if method not in HOM_ETA_METHODS:
+        raise ParameterError(f"method must be one of {', '.join(HOM_ETA_METHODS)}, got {method!r}")
+    if method == "lattice":
+        if h is None:
+            raise ParameterError("method='lattice' needs the grid step h (a positive rational, e.g. '1/64')")
+        h = domains.to_fraction(h, "h")
+        if h <= 0:
+            raise ParameterError(f"h must be a positive rational, got {h}")
     q = Fraction(domains.Q.parse(q))
     lam, eps = _lam_eps(lam, eps)
+    kw = dict(method=method, h=h)
     if lam is not None:
-        return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes)
+        return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes, **kw)
     if eps == 0:
-        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol, max_nodes)
+        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol, max_nodes, **kw)
     e = exp_interval(eps, prec + 96)           # e^eps in (lo, hi); no tie possible
-    a = _hom_eta_lam(H, q, e.upper, False, prec, tol, max_nodes)
-    b = _hom_eta_lam(H, q, e.lower, False, prec, tol, max_nodes)
+    a = _hom_eta_lam(H, q, e.upper, False, prec, tol, max_nodes, **kw)
+    b = _hom_eta_lam(H, q, e.lower, False, prec, tol, max_nodes, **kw)
     return Interval(a.lower, max(a.lower, b.upper))
 
 

@@ -181,6 +181,36 @@ def identities():
             "and delta = sum_S (P(S|D_m) - lam P(S|D))+ = E_{z^N}[Z_lam+]/N. Checked symbolically for L <= 2, "
             "N <= 3, all z, y.", expect="proved")
 
+    # ---- one minority user: base z^(N-2) + y, the quadratic form behind exactdp/minority.py
+    ok = True
+    for L in (1, 2):
+        for N in (2, 3, 4):
+            for z in range(1 << L):
+                for y in range(1 << L):
+                    for w in range(1 << L):
+                        if y == z:
+                            continue
+                        LBITS[0] = L
+                        lawW = _law([z] * (N - 2) + [y, w], L)
+                        lawZ = _law([z] * N, L)
+                        for h, val in lawW.items():
+                            LBITS[0] = L
+                            ry = [_trans(y, t) / _trans(z, t) for t in range(1 << L)]
+                            rw = [_trans(w, t) / _trans(z, t) for t in range(1 << L)]
+                            Ay = sum(h[t] * ry[t] for t in range(1 << L))
+                            Aw = sum(h[t] * rw[t] for t in range(1 << L))
+                            B = sum(h[t] * ry[t] * rw[t] for t in range(1 << L))
+                            ok &= C.is_zero(sp.cancel(val - lawZ[h] * (Ay * Aw - B) / (N * (N - 1))))
+    rec.add("sym-minority", SRC, "000 (2.1)-(2.4), extended",
+            "base z^(N-2) + y (one minority user): P(S | z^(N-2) + y + w) = P(S | z^N) (A_y A_w - sum_i s_i "
+            "r_y(v_i) r_w(v_i)) / (N (N - 1)) with A_w = sum_i s_i r_w(v_i), r_w = p(.|w)/p(.|z); hence "
+            "R > lam <=> A_y Z1 > Z2, Z1 = sum_i s_i (r_{x_m} - lam r_x)(v_i), Z2 = sum_i s_i r_y (r_{x_m} - lam r_x)(v_i)",
+            "proved" if ok else "refuted",
+            "Condition on the synthetic vectors of the y-user and the changed user (2.1): the other N-2 users "
+            "form z^(N-2), and P(S - e_i - e_j | z^(N-2)) = P(S | z^N) s_i (s_j - [i = j]) / (N (N-1) p(v_i|z) "
+            "p(v_j|z)) (multinomial ratio (2.3) twice); summing over (v_i, v_j) gives A_y A_w minus the diagonal. "
+            "Checked symbolically for L <= 2, N <= 4, all z, y != z, w.", expect="proved")
+
     # ---- Hamming distance: homogeneous D with any modification == 000's pair with L = d
     ok = True
     for L in (2, 3):
