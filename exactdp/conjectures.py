@@ -134,9 +134,9 @@ def iv_from_json(d: dict) -> Interval:
 class _Evaluator:
     """Certified eta / delta of pairs at one parameter point, cached by symmetry class."""
 
-    def __init__(self, q, lam, eps, inclusive, quantity="eta", tol=1e-24, max_nodes=300_000):
+    def __init__(self, q, lam, eps, inclusive, quantity="eta", tol=1e-24, max_nodes=300_000, refine=True):
         self.q, self.lam, self.eps, self.inclusive = q, lam, eps, inclusive
-        self.quantity = quantity
+        self.quantity, self.refine = quantity, refine
         self.tol, self.max_nodes = tol, max_nodes
         self.cache = {}
 
@@ -173,7 +173,7 @@ class _Evaluator:
         :data:`LATTICE_STEPS` -- until the comparison is decided."""
         cand = self(P)
         verdict = _cmp(cand, ref)
-        if verdict != "undecided" or ref is None or self.quantity != "eta" or P.k != 1:
+        if verdict != "undecided" or ref is None or self.quantity != "eta" or P.k != 1 or not self.refine:
             return cand, verdict
         rt = PR.route(P)
         if rt == "kernel":
@@ -392,7 +392,8 @@ def _refs(N, L, k, which, ev):
     return refs, _ref_max(vals)
 
 
-def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family_override=None):
+def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family_override=None,
+               refine=True):
     res = _Result(name, variant, quantity)
     if name == "maximality":
         which = {"stated": "forward", "worst": "worst", "homogeneous": "forward",
@@ -422,7 +423,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                 for q in qs:
                     for kind, val in _lam_points(lams, epss):
                         lam, eps = (val, None) if kind == "lam" else (None, val)
-                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes)
+                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes, refine)
                         refs, ref = _refs(N, L, k, which, ev)
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
                         best = closest = None
@@ -588,8 +589,13 @@ def _check_l1_claim(variant, Ns, qs):
 
 
 def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", variant=None,
-          inclusive=False, quantity="eta", tol=1e-24, max_nodes=300_000, family=None) -> dict:
+          inclusive=False, quantity="eta", tol=1e-24, max_nodes=300_000, family=None,
+          refine: bool = True) -> dict:
     """Run a checker; returns the JSON-ready result (see module doc).
+
+    ``refine=False`` (maximality only) keeps each pair's first route: the
+    comparisons it leaves open are not retried with the lattice bounds
+    (:meth:`_Evaluator.decide`).
 
     >>> r = check("maximality", N="2", L="1", q="1/4", lam="2")
     >>> r["holds"], r["witness_eta"]["exact"], r["canonical_eta"]["exact"]
@@ -611,7 +617,8 @@ def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", 
     epss = parse_fracs(eps, domains.EPS) if eps is not None else None
     ks = parse_ints(k, domains.K)
     if name in ("maximality", "maximality-k"):
-        r = _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family)
+        r = _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family,
+                       refine)
     elif name == "invariance":
         r = _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive, quantity, tol, max_nodes)
     elif name == "two-k":
@@ -621,6 +628,8 @@ def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", 
     out = r.to_json()
     out["region"] = {"N": N, "L": L, "q": q, "lam": lam, "eps": eps, "k": k, "inclusive": inclusive,
                      "family": family}
+    if not refine:
+        out["region"]["refine"] = False
     return out
 
 
@@ -723,7 +732,8 @@ REPORT_SPECS = [
     ("max-paper-scale-homb", "maximality", dict(N="1000", L="5", q="0.2446", lam="6/5,2",
                                                  variant="homogeneous-base", tol=1e-8, max_nodes=50_000), False),
     ("max-paper-scale-minority", "maximality", dict(N="1000", L="5", q="0.2446", lam="2", variant="worst",
-                                                     family="two-type-one", tol=1e-8, max_nodes=50_000), False),
+                                                     family="two-type-one", tol=1e-8, max_nodes=50_000,
+                                                     refine=False), False),
     ("inv-stated", "invariance", dict(N="1..4", L="1..3", q="1/4,1/3", lam="3/2,2,3"), True),
     ("inv-reverse", "invariance", dict(N="1..4", L="1..3", q="1/4,1/3", lam="3/2,2,3", variant="reverse"), True),
     ("inv-any", "invariance", dict(N="1..3", L="1..3", q="1/4,1/3", lam="3/2,2,3", variant="any-modification"), True),
@@ -973,8 +983,9 @@ def _verdicts(res: dict, search: dict) -> dict:
         f"{_short(pt['reference'])}" for pt in hb.get("points", []) if pt.get("closest_pair")) or "-"
     mi = res.get("max-paper-scale-minority", {})
     mu = mi.get("undecided_pairs") or []
-    minority_undecided = (" -- undecided (a heavy minority vector makes Z2 / A_y spread, so the sandwich "
-                          "stays wide), e.g. " + "; ".join(mu[:6]) + (f"; ... ({mi['undecided']} in all)"
+    minority_undecided = (" -- left open by the Chernoff bound alone (the lattice sandwich decides light minority "
+                          "vectors, e.g. base + 10000 with 11111 -> 01110 in ~30 s, tests/test_minority.py; a heavy "
+                          "one makes Z2 / A_y spread and the sandwich stays wide), e.g. " + "; ".join(mu[:6]) + (f"; ... ({mi['undecided']} in all)"
                                                                      if mi.get("undecided", 0) > 6 else "")) if mu else ""
     homb_undecided = (" -- undecided: " + "; ".join(hb["undecided_pairs"])) if hb.get("undecided_pairs") else ""
     v = {}
@@ -1002,7 +1013,8 @@ def _verdicts(res: dict, search: dict) -> dict:
         f"{homb_closest}. "
         "Bases of two types with one minority user (0^(N-2) + y for every y, every x -> x_m up to bit "
         "permutations; `exactdp.minority`: R > lam <=> A_y Z1 > Z2 with linear Z1, Z2, A_y, sandwiched "
-        "between linear events whose tails the Chernoff bound and the lattice bracket enclose) at N = 1000, "
+        "between linear events whose tails the Chernoff bound encloses -- the lattice bracket also applies, "
+        "at ~10-30 s per pair, `--family two-type-one` without `--no-refine`) at N = 1000, "
         f"L = 5, q = 0.2446, lambda = 2: {status('max-paper-scale-minority')}{minority_undecided}. "
         "Where it holds: at the paper's own point (N = 1000, L = 5, q = 0.2446, lambda = 2) 000's pair beats "
         "every homogeneous D and the reverse pair (see the picture: forward d=5 is on top for lambda >= ~1.5, "
@@ -1106,6 +1118,9 @@ def build_parser():
                          "default 1e-24; the report uses 1e-8 for the mixed homogeneous-base pairs at N = 1000, L = 5)")
     ap.add_argument("--max-nodes", type=int, default=300_000,
                     help="node budget per kernel call (>= 1000); beyond it a pair is reported undecided")
+    ap.add_argument("--no-refine", action="store_true",
+                    help="keep each pair's first route (kernel, or the Chernoff bound for one-minority bases); "
+                         "do not retry open comparisons with the lattice bracket")
     ap.add_argument("--json", action="store_true", help="print JSON")
     return ap
 
@@ -1135,7 +1150,7 @@ def main(argv=None) -> int:
             variant = "canonical"
         r = check(args.name, N=args.N, L=args.L, q=args.q, lam=args.lam, eps=args.eps, k=args.k,
                   variant=variant, inclusive=args.inclusive, quantity="delta" if args.delta else "eta",
-                  family=args.family, tol=args.tol, max_nodes=args.max_nodes)
+                  family=args.family, tol=args.tol, max_nodes=args.max_nodes, refine=not args.no_refine)
     except (ExactdpError, ValueError) as e:
         print(f"exactdp conjecture: error: {e}", file=sys.stderr)
         return 2

@@ -74,5 +74,7 @@ def test_paper_scale_minority_pair_decided():
     _, ref = C._refs(1000, 5, 1, "worst", ev)
     P = _pair(1000, 5, 0, 1, 31, 0b01110)
     assert C._cmp(ev(P), ref) == "undecided"           # Chernoff only
+    no_refine = C._Evaluator("0.2446", Fraction(2), None, False, tol=1e-8, max_nodes=50_000, refine=False)
+    assert no_refine.decide(P, ref)[1] == "undecided"
     cand, verdict = ev.decide(P, ref)
     assert verdict == "ok" and cand.upper <= ref.lower and cand.lower > 0
