@@ -341,6 +341,24 @@ def _pos(x):
     return arb(0).union(x.upper())
 
 
+def _take_split(P, up, lo, up_P, up_X, lo_P, lo_X):
+    """Add the parts of a node that :func:`_split_node` classified wholly
+    above (``up``) or below (``lo``), as ``(mass, excess)``, weighted by ``P``."""
+    if up is not None:
+        up_P += P * up[0]
+        up_X += P * up[1]
+    if lo is not None:
+        lo_P += P * lo[0]
+        lo_X += P * lo[1]
+    return up_P, up_X, lo_P, lo_X
+
+
+def _drop(dm, zlo, zhi, tb_, d_P, d_E, d_up, d_lo):
+    """Account for mass ``dm`` not expanded whose Z lies in ``[zlo, zhi]``:
+    its mass, a bound on its mean and on its excess above / below ``tb_``."""
+    return d_P + dm, d_E + dm * zhi, d_up + dm * _pos(zhi - tb_), d_lo + dm * _pos(tb_ - zlo)
+
+
 # --------------------------------------------------------------------------- accumulators
 @dataclass
 class TailSums:
@@ -564,12 +582,7 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
             slope = W_arb[l] - mu_arb[l - 1]
             cbase = arb(Zs) + m * mu_arb[l - 1]
             up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
-            if up is not None:
-                up_P += P * up[0]
-                up_X += P * up[1]
-            if lo is not None:
-                lo_P += P * lo[0]
-                lo_X += P * lo[1]
+            up_P, up_X, lo_P, lo_X = _take_split(P, up, lo, up_P, up_X, lo_P, lo_X)
             # the straddling children form one interval [t_first, t_last]
             if l == 1:
                 # leaf: the child is a point, so a straddling t has Z == tau exactly
@@ -581,12 +594,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
                 continue
             lo_w, hi_w, outside = _window(row, t_first, t_last)
             if outside is not None:
-                dm = P * outside
-                zmax = arb(Zs + m * mx[l])
-                d_P += dm
-                d_E += dm * zmax
-                d_up += dm * _pos(zmax - tb_)
-                d_lo += dm * _pos(tb_ - arb(Zs + m * mn[l]))
+                d_P, d_E, d_up, d_lo = _drop(P * outside, arb(Zs + m * mn[l]), arb(Zs + m * mx[l]), tb_,
+                                             d_P, d_E, d_up, d_lo)
             if lo_w > hi_w:
                 continue
             pm = row.pmf
@@ -830,12 +839,7 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
             slope = cmu_arb[t][l] - mu_arb[t][l - 1]
             cbase = o_mu + m * mu_arb[t][l - 1]
             up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
-            if up is not None:
-                up_P += P * up[0]
-                up_X += P * up[1]
-            if lo is not None:
-                lo_P += P * lo[0]
-                lo_X += P * lo[1]
+            up_P, up_X, lo_P, lo_X = _take_split(P, up, lo, up_P, up_X, lo_P, lo_X)
             if t_first > t_last:
                 continue
             sel = u.children is not None
@@ -847,12 +851,7 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
                 continue
             lo_w, hi_w, outside = _window(row, t_first, t_last)
             if outside is not None:
-                dm = P * outside
-                zmax = arb(hi_r)
-                d_P += dm
-                d_E += dm * zmax
-                d_up += dm * _pos(zmax - tb_)
-                d_lo += dm * _pos(tb_ - arb(lo_r))
+                d_P, d_E, d_up, d_lo = _drop(P * outside, arb(lo_r), arb(hi_r), tb_, d_P, d_E, d_up, d_lo)
             if lo_w > hi_w:
                 continue
             pm = row.pmf
