@@ -211,6 +211,56 @@ def identities():
             "p(v_j|z)) (multinomial ratio (2.3) twice); summing over (v_i, v_j) gives A_y A_w minus the diagonal. "
             "Checked symbolically for L <= 2, N <= 4, all z, y != z, w.", expect="proved")
 
+    # ---- two base types at Hamming distance one: conditioning on the special column (exactdp/twotype.py)
+    ok = True
+    T = sp.Symbol("T")
+    for L, N in ((1, 3), (1, 4), (2, 3), (2, 4), (3, 3)):
+        for z in range(1 << L) if L < 3 else (0,):
+            for s in range(L):
+                y = z ^ (1 << s)
+                for ny in range(1, N - 1):
+                    nz = N - 1 - ny
+                    PM = sp.Poly(sp.expand((p + q * T)**nz * (q + p * T)**ny), T)
+                    PMc = [PM.coeff_monomial(T**j) for j in range(N)] + [0, 0]
+                    for w in range(1 << L):
+                        LBITS[0] = L
+                        law = _law([z] * nz + [y] * ny + [w], L)
+                        for h, val in law.items():
+                            LBITS[0] = L
+                            off = [t for t in range(1 << L) if (t ^ z) >> s & 1]       # v_s != z_s
+                            on = [t for t in range(1 << L) if not (t ^ z) >> s & 1]
+                            m = sum(h[t] for t in off)
+
+                            def ps(t, u):            # p(v_s = t_s | u)
+                                return q if ((t ^ u) >> s) & 1 else p
+
+                            def pi(t):               # law of the other columns under z
+                                return _trans(z, t) / ps(t, z)
+
+                            def F(group, n):
+                                return sp.factorial(n) * sp.Mul(*[pi(t)**h[t] / sp.factorial(h[t])
+                                                                  for t in group])
+
+                            def A(group, u):
+                                return sum(h[t] * (_trans(u, t) / ps(t, u)) / pi(t) for t in group)
+
+                            a1 = PMc[m - 1] / m if m > 0 else 0
+                            a0 = PMc[m] / (N - m) if m < N else 0
+                            pw1 = p if ((w ^ z) >> s) & 1 else q             # p(v_s != z_s | w)
+                            rhs = F(off, m) * F(on, N - m) * (a1 * pw1 * A(off, w) + a0 * (1 - pw1) * A(on, w))
+                            ok &= C.is_zero(sp.cancel(val - rhs))
+    rec.add("sym-distance-one", SRC, "000 (2.1)-(2.4), extended",
+            "base z^(n_z) + y^(n_y) with |z XOR y| = 1 (special column s): with m = #{outputs with v_s != z_s}, "
+            "P_M the law of m under the base (Bin(n_z, q) * Bin(n_y, p)), F(S) = MN(outputs with v_s != z_s; m, pi) "
+            "MN(the others; N - m, pi) over the other columns, P(S | base + w) = F(S) (P_M(m-1)/m p(v_s != z_s | w) "
+            "A_1(w) + P_M(m)/(N-m) p(v_s = z_s | w) A_0(w)), A_b(w) = sum over the outputs of group b of "
+            "p(other columns | w) / pi; hence given m, R > lam is linear in two independent multinomials",
+            "proved" if ok else "refuted",
+            "Every base user's other columns are Bern(q) away from z whatever its type, independent of its bit s; so "
+            "P(S' | base) = P_M(m') MN MN for a histogram S' of N - 1 outputs, and P(S | base + w) = sum_v "
+            "P(S - e_v | base) p(v | w) with the multinomial ratio (2.3) in the group of v. Checked symbolically "
+            "for L <= 2, N <= 4 and L = 3, N = 3 (z = 000), all s, n_y, w.", expect="proved")
+
     # ---- Hamming distance: homogeneous D with any modification == 000's pair with L = d
     ok = True
     for L in (2, 3):
