@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from math import gcd
+from math import gcd, lcm
 
 from flint import fmpz_poly
 
@@ -181,6 +181,7 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
     T = sum(cs)
     lo, hi, dropped = _window(cs, Fraction(mass_tol))
     thr = Threshold.from_fraction(Fraction(0), prec)
+    scales = [_uv(red.b, red.c, red.e, q, lams[g])[2] for g in (0, 1)]   # integer weights / scale
     total = (hi - lo + 1) * 2
     acc_lo = acc_hi = Fraction(0)
     done = 0
@@ -193,15 +194,10 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
                 om[0] = Fraction(cs[m], N - m) * beta[0]
             if m > 0:
                 om[1] = Fraction(cs[m - 1], m) * beta[1]
-            blocks_by_group = []
-            for g in (0, 1):
-                if sizes[g] == 0 and c != g:
-                    continue
-                blocks = _split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], c == g)
-                scale = _scale(red, q, lams[g])
-                blocks_by_group.append((g, blocks, om[g] / scale))
+            groups = [(_split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], c == g), om[g] / scales[g])
+                      for g in (0, 1) if sizes[g] > 0 or c == g]
             w = Fraction(cs[j], T) * ps(c, red.xm_s)
-            cond = _conditional(blocks_by_group, thr, inclusive, prec, tol, max_nodes)
+            cond = _conditional(groups, thr, inclusive, prec, tol, max_nodes)
             acc_lo += w * cond.lower
             acc_hi += w * cond.upper
             done += 1
@@ -210,22 +206,14 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
     return Interval(max(acc_lo, Fraction(0)), min(acc_hi + dropped, Fraction(1)))
 
 
-def _scale(red: DistanceOne, q: Fraction, lam: Fraction) -> int:
-    return _uv(red.b, red.c, red.e, q, lam)[2]
-
-
 def _conditional(groups, thr, inclusive, prec, tol, max_nodes) -> Interval:
-    """``P[sum_g omega_g Z_g > 0]`` for the groups' blocks (``omega_g > 0``
+    """``P[sum_g omega_g Z_g > 0]`` for ``(blocks, omega_g)`` pairs (``omega_g > 0``
     rationals turned into coprime integers)."""
-    den = 1
-    for _, _, om in groups:
-        den = den * om.denominator // gcd(den, om.denominator)
-    ints = [int(om * den) for _, _, om in groups]
-    g = 0
-    for i in ints:
-        g = gcd(g, i)
+    den = lcm(*(om.denominator for _, om in groups))
+    ints = [int(om * den) for _, om in groups]
+    g = gcd(*ints)
     blocks = []
-    for (_, bl, _), f in zip(groups, ints):
+    for (bl, _), f in zip(groups, ints):
         blocks += _scaled(bl, f // g)
     ts = block_tail_sums(blocks, thr, prec=prec, tol=tol, max_nodes=max_nodes)
     return ts.p_above(inclusive)
