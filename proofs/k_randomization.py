@@ -507,7 +507,45 @@ def identities():
                                 "E_true": C.fmt(Et), "Var_true": C.fmt(Vt)},
                 corrected="E R(S^k) + 3 sqrt(Var R(S^k)) <= lambda with the exact moments of "
                           "exactdp.moments.moments_Rk (000-8.31 corrected, 000-8.37-var)  [proved]")
+
+    # ---------------------------------------------------------------- exactdp.kcopies
+    ok, cases = _kcopies_identity()
+    rec.add("kcopies-esym", SRC, "(8.21) generalised",
+            "For any base vector z, changed vector w at Hamming distance d and k: P(S^k | z^(N-1) + w) / "
+            "P(S^k | z^N) = e_k(r(s_1), ..., r(s_kN)) / C(kN, k) with r(s) = (p/q)^(2 j(s) - d), j(s) the "
+            "number of the d columns of z XOR w where s differs from z",
+            "proved" if ok else "refuted",
+            "Cross-multiplied, both sides are polynomials in q of degree <= kNL; they agree exactly (Fraction "
+            "arithmetic, every histogram, P(S|D_m) summed over all labelled outcomes) at kNL + 1 distinct q, "
+            f"hence identically, for (N, L, k, z, w) in {cases}.  The basis of exactdp.kcopies.",
+            expect="proved")
     return rec.records
+
+
+def _kcopies_identity():
+    """Check the kcopies identity at enough rational q to decide it as a polynomial identity."""
+    cases = [(2, 2, 2, 1, 2), (2, 3, 2, 5, 6), (2, 2, 3, 2, 3), (3, 2, 2, 3, 0), (1, 3, 3, 6, 1)]
+    ok = True
+    for Nv, Lv, kv, z, w in cases:
+        d = bin(z ^ w).count("1")
+        n = kv * Nv
+        for i in range(kv * Nv * Lv + 1):
+            qq = Fraction(1, 3 + i)
+            pp = 1 - qq
+
+            def pr(v, s):
+                diff = bin(v ^ s).count("1")
+                return qq ** diff * pp ** (Lv - diff)
+            num, den = {}, {}
+            for seq in product(range(1 << Lv), repeat=n):
+                h = tuple(sorted(seq))
+                num[h] = num.get(h, 0) + prod(pr(w if i_ < kv else z, s) for i_, s in enumerate(seq))
+                den[h] = den.get(h, 0) + prod(pr(z, s) for s in seq)
+            for h in num:
+                r = [(pp / qq) ** (2 * bin((s ^ z) & (z ^ w)).count("1") - d) for s in h]
+                ek = sum(prod(r[i_] for i_ in J) for J in combinations(range(n), kv))
+                ok &= num[h] * comb(n, kv) == ek * den[h]
+    return ok, "; ".join(f"({a}, {b}, {c}, type {d_}, type {e})" for a, b, c, d_, e in cases)
 
 
 if __name__ == "__main__":
