@@ -156,10 +156,11 @@ class _Evaluator:
     def _compute(self, P: Pair) -> Interval:
         rt = PR.route(P)
         if P.k > 1 and rt != "l1" and P.N * P.k > KCOPIES_MIN_OUTPUTS and kcopies(P) is not None \
-                and self.lam is not None and self.quantity == "eta":
+                and self.quantity == "eta":
             # one homogeneous collection under k-randomization: the monotone e_k search, far
             # faster than the coarse enumeration once kN is more than a handful
-            return kcopies_eta(P, self.q, self.lam, inclusive=self.inclusive, tol=max(self.tol, KCOPIES_TOL))
+            return kcopies_eta(P, self.q, self.lam, eps=self.eps, inclusive=self.inclusive,
+                               tol=max(self.tol, KCOPIES_TOL))
         if self.quantity == "delta":
             return PR.delta(P, self.q, self.lam, self.eps, tol=self.tol) if rt == "kernel" else \
                 PR.delta(P, self.q, self.lam, self.eps)
@@ -719,11 +720,12 @@ def verify(cert: dict) -> dict:
                 dist = from_randomized_response(P.N, red.sizes[0], q, "forward" if forward else "reverse")
                 kw = {"lam": lam} if lam is not None else {"eps": eps}
                 return dist.eta(inclusive=params.get("inclusive", False), digits=12, **kw), "engine"
-            if P.k > 1 and kcopies(P) is not None and quantity == "eta" and lam is not None:
+            if P.k > 1 and kcopies(P) is not None and quantity == "eta":
                 # one homogeneous collection under k-randomization beyond the coarse enumeration:
                 # the checker's own route, rerun at a tighter truncation (tests/test_kcopies.py checks it
                 # against the enumeration and, for d = 1, against the L = 1 polynomials at large N)
-                return kcopies_eta(P, q, lam, inclusive=params.get("inclusive", False), tol=kc_tol[0]), \
+                return kcopies_eta(P, q, lam, eps=eps, inclusive=params.get("inclusive", False),
+                                   tol=kc_tol[0]), \
                     f"k-copies (the checker's route, tol {kc_tol[0]:g})"
             if distance_one(P) is not None and quantity == "eta" and lam is not None and P.N <= TWOTYPE_MAX_N:
                 # two base types at distance one: the checker used the coarse enumeration where it fits,

@@ -54,7 +54,7 @@ from flint import arb, ctx
 from . import domains
 from .errors import CapacityError, ParameterError
 from .interval import Interval, arb_to_interval
-from .kernel import BinomialRows
+from .kernel import BinomialRows, lam_threshold
 from .pairs import Pair, weight
 
 __all__ = ["KCopies", "kcopies", "kcopies_eta", "MAX_TILTS"]
@@ -289,11 +289,14 @@ def _event(side, eq, drop, inclusive: bool) -> Interval:
     return Interval(max(lo, Fraction(0)), min(hi, Fraction(1)))
 
 
-def kcopies_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-15, prec: int = 128,
-                max_nodes: int | None = None) -> Interval:
+def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-15,
+                prec: int = 128, max_nodes: int | None = None) -> Interval:
     """Certified enclosure of ``eta = P[R > lam]`` (``>=`` if ``inclusive``),
     ``S ~ A(D_m)`` under ``P.k``-randomization, for a pair with one homogeneous
-    collection (module doc).  ``tol`` is the mass below which a node is counted
+    collection (module doc).  Give ``lam`` (exact rational) or ``eps``
+    (``lam = e^eps`` enclosed in a ball; the search compares the integer
+    ``e_k`` with a rational that no integer can tie, see
+    :class:`exactdp.kernel.Threshold`).  ``tol`` is the mass below which a node is counted
     as ``[0, 1]``; ``max_nodes`` bounds the search (:class:`CapacityError`).
 
     >>> P = Pair.homogeneous(1000, 5, 0, 31, 0, k=2)   # 003's reverse pair, L = 5, k = 2
@@ -306,7 +309,10 @@ def kcopies_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-15,
         raise ParameterError("kcopies_eta needs a homogeneous base with x = z or x_m = z "
                              f"(got {P.describe()})")
     q = Fraction(domains.Q.parse(q))
-    lam = Fraction(domains.LAM.parse(lam))
+    if (lam is None) == (eps is None):
+        raise ParameterError("give exactly one of lam and eps")
+    lam = Fraction(domains.LAM.parse(lam)) if lam is not None else None
+    eps = Fraction(domains.EPS.parse(eps)) if eps is not None else None
     if not 0 < tol < 1:
         raise ParameterError(f"tol must lie in (0, 1), got {tol}")
     N, k, d = red.N, red.k, red.d
@@ -321,7 +327,8 @@ def kcopies_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-15,
     C = comb(k * N, k)
     pi0 = [comb(d, j) * q ** j * p ** (d - j) for j in range(d + 1)]
     pi1 = [comb(d, j) * p ** j * q ** (d - j) for j in range(d + 1)]
-    tau = lam * C * scale if red.forward else Fraction(C * scale) / lam
+    th = lam_threshold(Fraction(C * scale), lam, eps, invert=not red.forward, prec=prec)
+    tau = th.value                    # exact, or (eps) a rational no integer e_k can tie
     S = _Search(a, pi0, k, tau, prec, tol, max_nodes)
     lo_acc, hi_acc = Fraction(0), Fraction(0)
     if red.forward:

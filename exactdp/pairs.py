@@ -440,7 +440,8 @@ def _lam_eps(lam, eps):
 def _above(r: Fraction, lam, eps, inclusive: bool) -> bool:
     if lam is not None:
         return r > lam or (inclusive and r == lam)
-    return gt_exp(r, eps)
+    # e^eps is irrational unless eps == 0, so only then can R tie with it
+    return gt_exp(r, eps) or (inclusive and eps == 0 and r == 1)
 
 
 def eta_from_law(law: dict, lam=None, eps=None, inclusive: bool = False) -> Fraction:

@@ -107,6 +107,23 @@ def test_reduction_and_errors():
         kcopies_eta(_pair(400, 5, 0, 31, False, 2), "1/4", 2, max_nodes=10)
 
 
+@pytest.mark.parametrize("eps", ["0", "1/3", "1", "3/2"])
+@pytest.mark.parametrize("forward", [True, False])
+def test_kcopies_eps_encloses_exact(eps, forward):
+    """lam = e^eps as a ball: the search classifies with a rational no integer e_k can tie.
+    At eps = 0 ties are possible and inclusive differs (which exposed, and now pins, the
+    eps = 0 inclusive case of exactdp.pairs.eta_exact)."""
+    P = _pair(3, 2, 0, 3, forward, 2)
+    for inc in (False, True):
+        exact = eta_exact(P, "1/4", None, Fraction(eps), inc)
+        iv = kcopies_eta(P, "1/4", eps=eps, inclusive=inc)
+        assert iv.contains(exact) and iv.width < Fraction(1, 10**20)
+    assert eta_exact(P, "1/4", None, Fraction(0), True) == eta_exact(P, "1/4", Fraction(1), None, True) \
+        > eta_exact(P, "1/4", Fraction(1), None, False)
+    with pytest.raises(ParameterError, match="exactly one"):
+        kcopies_eta(P, "1/4", 2, eps="1")
+
+
 @settings(max_examples=200, deadline=None)
 @given(hi=st.integers(-1, 40), cut=st.integers(0, 42), guess=st.integers(-5, 50))
 def test_least_is_exact_from_any_guess(hi, cut, guess):
@@ -124,3 +141,6 @@ def test_maximality_k_checker_uses_kcopies_beyond_enumeration():
                 family="homogeneous-base-pure")
     assert r["checked"] == 10 and r["undecided"] == 0
     assert r["holds"] is False and C.verify(r["certificate"])["ok"]
+    r = C.check("maximality-k", N="60", L="5", q="0.2446", eps="1/5", k="2", variant="forward",
+                family="homogeneous-base-pure")            # lam = e^(1/5) as a ball
+    assert r["undecided"] == 0 and r["holds"] is False and C.verify(r["certificate"])["ok"]
