@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations_with_replacement
 import math
 from math import comb
 
@@ -148,15 +149,6 @@ def _least(pred, hi: int, guess: int) -> int:
         else:
             a = mid
     return b
-
-
-def _compositions(k: int, parts: int):
-    if parts == 1:
-        yield (k,)
-        return
-    for first in range(k + 1):
-        for rest in _compositions(k - first, parts - 1):
-            yield (first,) + rest
 
 
 class _Search:
@@ -283,9 +275,9 @@ def _event(side, eq, drop, inclusive: bool) -> Interval:
     ``inclusive``) and, for the upper end, the mass of the nodes not searched.
     The balls are converted one by one (exact rationals), never added at the
     default 53-bit precision."""
-    lo = arb_to_interval(side).lower + (arb_to_interval(eq).lower if inclusive else 0)
-    hi = arb_to_interval(side).upper + (arb_to_interval(eq).upper if inclusive else 0) \
-        + arb_to_interval(drop).upper
+    s, e = arb_to_interval(side), arb_to_interval(eq)
+    lo = s.lower + (e.lower if inclusive else 0)
+    hi = s.upper + (e.upper if inclusive else 0) + arb_to_interval(drop).upper
     return Interval(max(lo, Fraction(0)), min(hi, Fraction(1)))
 
 
@@ -332,7 +324,8 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     S = _Search(a, pi0, k, tau, prec, tol, max_nodes)
     lo_acc, hi_acc = Fraction(0), Fraction(0)
     if red.forward:
-        for t in _compositions(k, d + 1):
+        for classes in combinations_with_replacement(range(d + 1), k):   # the k outputs' classes
+            t = [classes.count(c) for c in range(d + 1)]
             wt = Fraction(1)
             rest = k
             for c, tc in enumerate(t):
@@ -340,7 +333,7 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
                 rest -= tc
             if wt == 0:
                 continue
-            up, eq, lo, drop = S.run(list(t), k * (N - 1))
+            up, eq, lo, drop = S.run(t, k * (N - 1))
             iv = _event(up, eq, drop, inclusive)
             lo_acc += wt * iv.lower
             hi_acc += wt * iv.upper
