@@ -220,8 +220,8 @@ class _Evaluator:
 FAMILIES = ("all", "homogeneous-base", "homogeneous-base-pure", "two-type-one", "two-type-d1")
 
 #: Finest truncation the checkers use with :func:`exactdp.kcopies.kcopies_eta` (its
-#: search time grows quickly as tol shrinks: ~2.5 min for 000's pair at L = 5,
-#: N = 1000, k = 2 at 1e-12; the enclosures are then ~1e-8 wide).
+#: search time grows as tol shrinks: ~55 s for 000's pair at L = 5, N = 1000,
+#: k = 2 at 1e-12, ~20 s at 1e-8; the enclosures are then ~1e-8 / ~1e-4 wide).
 KCOPIES_TOL = 1e-12
 #: Up to this many outputs (kN) such pairs keep the exact coarse enumeration (exact rationals).
 KCOPIES_MIN_OUTPUTS = 12
@@ -722,8 +722,9 @@ def verify(cert: dict) -> dict:
                 return dist.eta(inclusive=params.get("inclusive", False), digits=12, **kw), "engine"
             if P.k > 1 and kcopies(P) is not None and quantity == "eta":
                 # one homogeneous collection under k-randomization beyond the coarse enumeration:
-                # the checker's own route, rerun at a tighter truncation (tests/test_kcopies.py checks it
-                # against the enumeration and, for d = 1, against the L = 1 polynomials at large N)
+                # the checker's own route, rerun at truncation 1e-8, then 1e-14 if that leaves the relation
+                # undecided (tests/test_kcopies.py checks the route against the enumeration and, for
+                # d = 1, against the L = 1 polynomials at large N)
                 return kcopies_eta(P, q, lam, eps=eps, inclusive=params.get("inclusive", False),
                                    tol=kc_tol[0]), \
                     f"k-copies (the checker's route, tol {kc_tol[0]:g})"
