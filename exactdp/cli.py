@@ -180,6 +180,8 @@ def _cmd_eta_delta(args, which: str) -> int:
     rec = _base_record(args, N, L, q, direction)
     rec.update({which: res.to_dict(digits) if not fast else res.to_dict(),
                 "method": "fast" if fast else "exact", "seconds": round(seconds, 4)})
+    if not fast:
+        rec["strategy"] = _strategy(dist)
     if which == "eta":
         rec["inclusive"] = bool(args.inclusive)
     if not fast:
@@ -198,14 +200,23 @@ def _cmd_eta_delta(args, which: str) -> int:
         else:
             d = res.to_dict(digits)
             print(f"{which} in [{d['lower']}, {d['upper']}]  ({what}, {direction}, N={N}, L={L}, "
-                  f"q={args.q}; certified, {seconds:.2f} s)")
+                  f"q={args.q}; certified, {_strategy(dist)}, {seconds:.2f} s)")
     return 0
 
 
 def _precheck(dist, direction, max_seconds=None, certified=True):
-    """A-priori capacity estimate (no long work)."""
+    """A-priori capacity estimate (no long work).  Certified queries beyond the
+    tree's capacity go to the Fourier strategy (exactdp.largen) instead."""
     from .capacity import check_capacity
+    if certified and _strategy(dist) == "fourier":
+        return
     check_capacity(dist.mechanism, dist.N, max_seconds=max_seconds, certified=certified)
+
+
+def _strategy(dist) -> str:
+    """Name of the certified strategy the distribution's auto choice uses."""
+    one = dist.forward if hasattr(dist, "forward") else dist
+    return one.choose_method()
 
 
 def _cmd_epsilon(args) -> int:

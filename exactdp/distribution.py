@@ -201,6 +201,51 @@ class PrivacyRatio:
                 f"{pred_seconds:.0f} s (> {max_seconds:.0f} s allowed); use method='fast' "
                 "(--fast) or fewer digits")
 
+    # ---------------------------------------------------------- strategies
+    def choose_method(self) -> str:
+        """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
+        conditioning kernel) while its predicted node count is within
+        :data:`exactdp.capacity.MAX_NODES`, else ``"fourier"``
+        (:mod:`exactdp.largen`, cost independent of N).
+
+        >>> from_randomized_response(1000, 5, "0.2446").choose_method()
+        'tree'
+        >>> from_randomized_response(10**7, 40, "0.351").choose_method()
+        'fourier'
+        """
+        from .capacity import MAX_NODES, estimate_nodes
+        return "tree" if estimate_nodes(self.mechanism, self.N) <= MAX_NODES else "fourier"
+
+    def _split(self, s_kind, x, eps, digits, excess=False):
+        """Certified query by the heavy/light Fourier strategy (:mod:`exactdp.largen`).
+
+        ``x`` (or ``e^eps``) is the threshold on S = X/N (forward) or on 1/S
+        (reverse); ``s_kind`` picks the field of :class:`~exactdp.largen.SplitSums`.
+        The truncation ``tol`` is tightened until the relative width is at most
+        ``10^-digits`` or three attempts are spent.
+        """
+        from .largen import split_sums
+        fwd = self.direction == "forward"
+        prec = 160
+        with ctx.workprec(prec):
+            if x is not None:
+                s = arb(fmpq(x.numerator, x.denominator))
+            else:
+                s = arb(fmpq(eps.numerator, eps.denominator)).exp()
+            if not fwd:
+                s = 1 / s
+        outlier = fwd and not excess
+        tol = 1e-8
+        iv = None
+        for _ in range(3):
+            r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess, tol=tol,
+                           prec=prec)
+            iv = getattr(r, s_kind)
+            if iv.upper == 0 or iv.relative_width() <= 10.0**(-digits):
+                break
+            tol = max(tol * 1e-2, float(iv.mid) * 10.0**(-digits) * 1e-3, 1e-30)
+        return iv
+
     # ---------------------------------------------------------- tail queries
     def _x_or_eps(self, x, eps):
         if eps is not None:
@@ -226,8 +271,12 @@ class PrivacyRatio:
         digits = domains.DIGITS.parse(digits)
         if x is not None and x <= 0:
             v = 1 if r_above else 0
-            return Interval.exact(v) if method == "exact" else Estimate(float(v), 0.0)
+            return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
         fwd = self.direction == "forward"
+        if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
+            # forward: R = S under D_m; reverse: R = 1/S under D (strict and inclusive
+            # events share the enclosure)
+            return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
         z_above = r_above if fwd else not r_above
         norm = self._norm
 
@@ -255,7 +304,7 @@ class PrivacyRatio:
             err = self._fast_error(f, abs(v), kind)
             return Estimate(float(v), err)
         if method != "exact":
-            raise ParameterError(f"method must be 'exact' or 'fast', got {method!r}")
+            raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(x, eps, digits, quantity, progress, max_seconds)
 
     def _fast_error(self, f, value, kind):
@@ -280,6 +329,11 @@ class PrivacyRatio:
         lam_iv = _lam_interval(lam, eps)
         scale = self.mechanism.scale
 
+        if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
+            # forward: E_D[(S - lam)+]; reverse: lam E_D[(1/lam - S)+]
+            iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
+            return iv.clip(0, 1) if fwd else _mul_pos(iv, _lam_interval(lam, eps)).clip(0, 1)
+
         def quantity(ts, fast):
             if fast:
                 if fwd:
@@ -298,7 +352,7 @@ class PrivacyRatio:
             err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10
             return Estimate(max(float(v), 0.0), err)
         if method != "exact":
-            raise ParameterError(f"method must be 'exact' or 'fast', got {method!r}")
+            raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(lam, eps, digits, quantity, progress, max_seconds)
 
     # --------------------------------------------------------------- moments

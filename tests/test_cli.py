@@ -66,7 +66,7 @@ BAD = [
     (["-L", "0"], "L must be"), (["-L", "65"], "L must be"), (["--lam", "0.9"], "lam must be"),
     (["--lam", "inf"], "lam must be"), (["--digits", "0"], "digits must be"),
     (["--digits", "1000"], "digits must be"), (["--direction", "up"], "direction must be"),
-    (["-N", "10000000", "-L", "64"], "capacity"),
+    (["-N", "2000000000", "-L", "64"], "N must be"),
 ]
 
 

@@ -1,0 +1,67 @@
+"""The heavy/light Fourier strategy (exactdp.largen) against independent routes.
+
+* overlap with the tree kernel where both run (small N, L), both directions, eta and delta;
+* a seeded Monte Carlo at deployment scale (L = 40, N = 10^7), fixed wide tolerance;
+* auto-selection: the tree below capacity, the Fourier strategy above it.
+"""
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from exactdp import from_randomized_response
+from exactdp.cli import main
+from exactdp.largen import split_plan
+from exactdp.mechanism import Mechanism
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse"])
+def test_overlaps_tree_eta(direction):
+    d = from_randomized_response(3000, 3, "0.2446", direction)
+    a = d.eta(lam=F(6, 5), digits=4, method="fourier")
+    b = d.eta(lam=F(6, 5), digits=12)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert a.upper < 1 and a.width < F(1, 100)      # informative, not [0, 1]
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse"])
+def test_overlaps_tree_delta(direction):
+    d = from_randomized_response(3000, 3, "0.2446", direction)
+    a = d.delta(lam=F(6, 5), digits=4, method="fourier")
+    b = d.delta(lam=F(6, 5), digits=12)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert a.width < F(1, 100)
+
+
+def test_monte_carlo_at_deployment_scale():
+    d = from_randomized_response(10**7, 40, "0.351")
+    assert d.choose_method() == "fourier"
+    iv = d.eta(eps=2, digits=3)
+    assert iv.relative_width() < 1e-3
+    m = Mechanism(40, "0.351")
+    r = m.sample_ratio(10**7, 400_000, rng=20261124)
+    p = float((r > np.exp(2.0)).mean())
+    se = np.sqrt(p * (1 - p) / r.size)
+    assert abs(p - float(iv.mid)) < 5 * se + 1e-4
+
+
+def test_plan_heavy_categories_are_the_top_ones():
+    p = split_plan(Mechanism(40, "0.351"), 10**7)
+    assert p.heavy == tuple(range(40, 40 - len(p.heavy), -1))
+    assert set(p.light) | set(p.heavy) == set(range(41))
+
+
+def test_cli_reports_strategy(capsys):
+    assert main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2",
+                 "--digits", "3", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"strategy": "fourier"' in out
+    assert main(["eta", "-N", "200", "-L", "3", "-q", "0.25", "--lam", "2", "--json"]) == 0
+    assert '"strategy": "tree"' in capsys.readouterr().out
+
+
+def test_unknown_method_is_a_clear_error():
+    d = from_randomized_response(100, 3, "1/4")
+    with pytest.raises(ValueError, match="method"):
+        d.eta(lam=2, method="nope")
