@@ -423,6 +423,25 @@ def run_sweep(grid: Grid, store: Store, *, workers: int | None = None, scheduler
     return summary
 
 
+class _LogProgress:
+    """Progress for logs (stderr not a terminal): one line a minute at most."""
+
+    def __init__(self, quantity: str, total: int, enabled: bool, every: float = 60.0):
+        self.quantity, self.total, self.enabled, self.every = quantity, total, enabled, every
+        self.t0 = self.last = time.monotonic()
+
+    def __call__(self, done: int, failed: int):
+        now = time.monotonic()
+        if not self.enabled or now - self.last < self.every or done >= self.total:
+            return
+        self.last = now
+        el = now - self.t0
+        eta = el / done * (self.total - done)
+        print(f"sweep {self.quantity}: {done}/{self.total} points ({failed} failed), "
+              f"{el / 60:.1f} min elapsed, about {eta / 60:.1f} min left", file=sys.stderr,
+              flush=True)
+
+
 def _compute(distributed, grid, store, todo, summary, workers, scheduler, progress):
     from tqdm import tqdm
     for name in ("distributed", "tornado", "bokeh"):
@@ -448,9 +467,10 @@ def _compute(distributed, grid, store, todo, summary, workers, scheduler, progre
             by_key = {_task_key(p): p for p in todo}
             futures = client.map(evaluate_point, [grid.quantity] * len(todo),
                                  [p.api for p in todo], key=list(by_key), pure=False)
+            tty = sys.stderr.isatty()
             bar = tqdm(total=len(todo), desc=f"sweep {grid.quantity}", unit="pt",
-                       file=sys.stderr, dynamic_ncols=True,
-                       disable=not (progress and sys.stderr.isatty()))
+                       file=sys.stderr, dynamic_ncols=True, disable=not (progress and tty))
+            log = _LogProgress(grid.quantity, len(todo), enabled=progress and not tty)
             try:
                 for fut in distributed.as_completed(futures):
                     p = by_key[fut.key]
@@ -464,6 +484,7 @@ def _compute(distributed, grid, store, todo, summary, workers, scheduler, progre
                     summary["computed"] += 1
                     summary["ok" if res["status"] == "ok" else "failed"] += 1
                     bar.update(1)
+                    log(summary["computed"], summary["failed"])
                     if summary["failed"]:
                         bar.set_postfix(failed=summary["failed"], refresh=False)
             except KeyboardInterrupt:
@@ -577,6 +598,10 @@ def main(argv=None) -> int:
                                 retry_failed=args.retry_failed, progress=not args.quiet)
     except (ValueError, TypeError, ExactdpError) as e:
         return _fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
+    except KeyboardInterrupt:
+        print("exactdp sweep: interrupted; the points already stored are kept (rerun to resume)",
+              file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(summary, indent=2))
     s = summary

@@ -372,3 +372,13 @@ def _children(pid):
             except OSError:
                 pass
     return out
+
+
+def test_log_progress_lines_for_non_terminals(capsys):
+    log = S._LogProgress("eta", 10, enabled=True, every=0.0)
+    log(4, 1)
+    log(10, 1)                                   # the end is left to the summary line
+    S._LogProgress("eta", 10, enabled=False, every=0.0)(4, 0)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("sweep eta: 4/10 points (1 failed)")
+    assert "min left" in err[0]
