@@ -51,7 +51,7 @@ import socket
 import sys
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -225,6 +225,10 @@ def _check_conjecture(p: dict) -> None:
     if v is not None and v not in VARIANTS[p["conjecture"]]:
         raise GridError(f"grid: variant of {p['conjecture']} must be one of "
                         f"{', '.join(VARIANTS[p['conjecture']])}, got {v!r}")
+    given = [n for n in ("lam", "eps") if p.get(n) is not None]
+    if len(given) > 1 or (not given and p["conjecture"] != "l1-claim"):
+        raise GridError(f"grid: conjecture {p['conjecture']} needs exactly one of lam, eps"
+                        + (" (got lam, eps)" if given else ""))
     if p.get("family") is not None and p["family"] not in FAMILIES:
         raise GridError(f"grid: family must be one of {', '.join(FAMILIES)}, got {p['family']!r}")
     try:
@@ -269,7 +273,7 @@ QUANTITIES: dict[str, Quantity] = {
     "calibrate": Quantity(_calibrate, _CALIBRATE, ("N", "L"), (("lam", "eps"), ("eta", "delta")),
                           help="noise q meeting a target (as exactdp calibrate)"),
     "conjecture": Quantity(_conjecture, _CONJECTURE, ("conjecture", "N", "L", "q"),
-                           (("lam", "eps"),), _check_conjecture,
+                           (), _check_conjecture,
                            help="a conjecture check (as exactdp conjecture NAME)"),
 }
 
@@ -292,7 +296,6 @@ class Grid:
     names: list             # parameter names of the grid file, in file order
     duplicates: int = 0     # points equal to an earlier one (e.g. q = "0.2" and "1/5")
     path: str | None = None
-    extra: dict = field(default_factory=dict)
 
 
 def parse_grid(data: dict, path: str | None = None) -> Grid:

@@ -102,6 +102,8 @@ def test_grid_product_scalars_defaults_and_canonical_keys():
      'q = "1/4"\nlam = 2', "variant of maximality"),
     ('quantity = "conjecture"\nconjecture = "nope"\nN = 2\nL = 1\nq = "1/4"\nlam = 2',
      "conjecture must be one of"),
+    ('quantity = "conjecture"\nconjecture = "maximality"\nN = 2\nL = 1\nq = "1/4"',
+     "needs exactly one of lam, eps"),
 ])
 def test_bad_grid_one_line_exit_2_before_any_work(tmp_path, capsys, toml, needle):
     grid = tmp_path / "g.toml"
@@ -171,6 +173,12 @@ def test_registry_quantities_evaluate_like_the_api():
         {"quantity": "conjecture", "conjecture": "maximality", "N": 2, "L": 1, "q": "1/4",
          "lam": 2}).points[0].api)
     assert e["status"] == "ok" and e["value"] == "false"        # see the checker's doctest
+    g = S.parse_grid({"quantity": "conjecture", "conjecture": "l1-claim", "N": "2..3", "L": 1,
+                      "q": "1/4"})
+    e = S.evaluate_point("conjecture", g.points[0].api)
+    from exactdp.conjectures import check
+    assert e["status"] == "ok" and e["result"]["holds"] == check("l1-claim", N="2..3", L="1",
+                                                                 q="1/4")["holds"]
 
 
 # ----------------------------------------------------------------------------- store
