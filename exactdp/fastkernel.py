@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln
 
 from .mechanism import Mechanism
 
@@ -54,9 +53,17 @@ class FastTailSums:
     seconds: float
 
 
+def _gammaln(x: np.ndarray) -> np.ndarray:
+    """``log Gamma(x)`` elementwise with :func:`math.lgamma` (no scipy import; one
+    call per row, so the Python loop is negligible)."""
+    x = np.asarray(x, dtype=float)
+    return np.fromiter((math.lgamma(v) if not (v <= 0 and v == math.floor(v)) else math.inf
+                        for v in x.ravel().tolist()), dtype=float, count=x.size).reshape(x.shape)
+
+
 def _logpmf(t, m, th):
     lt, l1t = math.log(th), math.log1p(-th)
-    return (gammaln(m + 1.0) - gammaln(t + 1.0) - gammaln(m - t + 1.0)
+    return (_gammaln(m + 1.0) - _gammaln(t + 1.0) - _gammaln(m - t + 1.0)
             + t * lt + (m - t) * l1t)
 
 
