@@ -254,13 +254,12 @@ class _Row:
         """Run the four running sums over the pmf once, keeping the checkpoints
         and the end values (``suf[0]``, ``suf2[0]``, ``pre[-1]``, ``pre2[-1]``)."""
         pmf = self.pmf
-        n = len(pmf)
         # suffix sums from the right end; checkpoint j holds index n - _STRIDE j (index n: the start)
         acc, acc2 = tr, tr2
         ck, ck2 = [acc], [acc2]
         c = 0
-        for i in range(n - 1, -1, -1):
-            acc = acc + pmf[i]
+        for v in reversed(pmf):
+            acc = acc + v
             acc2 = acc2 + acc
             c += 1
             if c == _STRIDE:
@@ -272,8 +271,8 @@ class _Row:
         acc, acc2 = tl, tl2
         ck, ck2 = [acc], [acc2]
         c = 0
-        for i in range(n):
-            acc = acc + pmf[i]
+        for v in pmf:
+            acc = acc + v
             acc2 = acc2 + acc
             c += 1
             if c == _STRIDE:
@@ -341,8 +340,11 @@ class BinomialRows:
             cur = pm
             tol = self.tol
             tail_right = self.zero
+            # ratios rho (m-k)/(k+1): arb(m - k) / (k + 1) is the correctly rounded quotient of
+            # exact integers, the same ball as arb(fmpq(m - k, k + 1)) (arb_fmpz_div_fmpz), at
+            # half the cost of building an fmpq per cell
             while k < m:
-                ratio = rho * fmpq(m - k, k + 1)
+                ratio = rho * (arb(m - k) / (k + 1))
                 cur = cur * ratio
                 k += 1
                 right.append(cur)
@@ -361,7 +363,7 @@ class BinomialRows:
             tail_left = self.zero
             irho = 1 / rho
             while k > 0:
-                ratio = irho * fmpq(k, m - k + 1)
+                ratio = irho * (arb(k) / (m - k + 1))
                 cur = cur * ratio
                 k -= 1
                 left.append(cur)
@@ -611,6 +613,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
         rows = [None] + [BinomialRows(theta[l], prec, row_tol) for l in range(1, L + 1)]
         mu_arb = [arb(fmpq(x.numerator, x.denominator)) for x in mu]
         W_arb = [arb(w) for w in W]
+        # E[Z | T_l = t] = cbase + slope_l t with slope_l = W_l - mu_{l-1} (one ball per level)
+        slopes = [None] + [W_arb[l] - mu_arb[l - 1] for l in range(1, L + 1)]
         tb_ = tau.ball
         zero = arb(0)
         up_P = up_X = eq_P = lo_P = lo_X = zero
@@ -641,17 +645,26 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
             if m == 0:                                 # Z = Zs = tau
                 eq_P += P
                 continue
-            row = rows[l].row(m)
+            rows_l = rows[l]
+            row = rows_l.cache.get(m)
+            if row is None:
+                row = rows_l.row(m)
+            else:
+                rows_l.cache.move_to_end(m)                # as BinomialRows.row, one call less
             # enumerate t = T_l ~ Bin(m, theta_l); the child holds m - t users in 0..l-1,
             # its Z in [lo0 + t (W_l - mn'), hi0 + t (W_l - mx')]
             Wl, mn1, mx1 = W[l], mn[l - 1], mx[l - 1]
             above = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)      # wholly above
             below = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)      # wholly below
             # E[Z | T_l = t] = cbase + slope * t
-            slope = W_arb[l] - mu_arb[l - 1]
             cbase = arb(Zs) + m * mu_arb[l - 1]
-            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
-            up_P, up_X, lo_P, lo_X = _take_split(P, up, lo, up_P, up_X, lo_P, lo_X)
+            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slopes[l], tb_)
+            if up is not None:                         # as _take_split, inlined
+                up_P += P * up[0]
+                up_X += P * up[1]
+            if lo is not None:
+                lo_P += P * lo[0]
+                lo_X += P * lo[1]
             # the straddling children form one interval [t_first, t_last]
             if l == 1:
                 # leaf: the child is a point, so a straddling t has Z == tau exactly
