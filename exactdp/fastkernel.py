@@ -1,4 +1,4 @@
-"""Fast mode: the kernel's algorithm in float64, vectorized with numpy/scipy.
+"""Fast mode: the kernel's algorithm in float64, vectorized with numpy.
 
 Same search tree as :mod:`exactdp.kernel` (conditioning category by category,
 closed-form binomial tails for the ranges wholly on one side, binomial tail at
@@ -9,8 +9,9 @@ the leaves), processed level by level as numpy arrays.  Results are
   ``mode +- K sigma`` window), summed exactly as in the certified kernel but in
   float64, and
 * a rounding allowance of ``REL_ROUNDING`` relative error for the float64
-  binomial tails (scipy's incomplete-beta ``bdtr``/``bdtrc``; a stated a-priori
-  allowance, validated against the certified kernel in the tests, not a proof).
+  binomial tails (pmf rows from one ``math.lgamma`` triple per row and the
+  ratio recurrence, tails as cumulative sums; a stated a-priori allowance,
+  validated against the certified kernel in the tests, not a proof).
 
 Ties ``Z == tau`` are resolved exactly: a leaf whose float threshold is within
 ``1e-9`` of an integer is recomputed in integer arithmetic from its counts.
