@@ -1,16 +1,50 @@
 """exactdp — the exact truth about the privacy of shuffled randomized response.
 
 See README.md for the quick start.
+
+The public names are loaded on first use (PEP 562 module ``__getattr__``), so
+``import exactdp`` and ``exactdp --version`` do not pay for flint, numpy,
+scipy, sympy or matplotlib:
+
+>>> import exactdp
+>>> exactdp.from_randomized_response.__name__
+'from_randomized_response'
+>>> "Interval" in dir(exactdp)
+True
 """
 
 __version__ = "0.1.0"
 
-from .distribution import Estimate, PrivacyRatio, WorstCase, from_randomized_response  # noqa: E402
-from .errors import (CapacityError, ExactdpError, InexactInputError, ParameterError,  # noqa: E402
-                     PrecisionError)
-from .interval import Interval  # noqa: E402
-from .mechanism import Mechanism  # noqa: E402
+# public name -> submodule defining it (imported on first attribute access)
+_LAZY = {
+    "from_randomized_response": "distribution",
+    "PrivacyRatio": "distribution",
+    "WorstCase": "distribution",
+    "Estimate": "distribution",
+    "Interval": "interval",
+    "Mechanism": "mechanism",
+    "ExactdpError": "errors",
+    "ParameterError": "errors",
+    "InexactInputError": "errors",
+    "CapacityError": "errors",
+    "PrecisionError": "errors",
+}
 
 __all__ = ["from_randomized_response", "PrivacyRatio", "WorstCase", "Estimate", "Interval",
            "Mechanism", "ExactdpError", "ParameterError", "InexactInputError",
            "CapacityError", "PrecisionError"]
+
+
+def __getattr__(name):
+    """Import the submodule defining ``name`` on first access (PEP 562)."""
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f".{mod}", __name__), name)
+    globals()[name] = value  # later accesses skip __getattr__
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -67,6 +67,27 @@ def _fail(msg: str) -> int:
     return 2
 
 
+def _package_version() -> str:
+    """The installed distribution's version (importlib.metadata), else ``exactdp.__version__``."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("exactdp")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        from . import __version__
+        return __version__
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: print ``exactdp VERSION`` and exit 0 (no numerical imports)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"exactdp {_package_version()}")
+        parser.exit()
+
+
 def _common(p: argparse.ArgumentParser, lam: bool = True):
     p.add_argument("-N", required=True, help=domains.N.describe())
     p.add_argument("-L", required=True, help=domains.L.describe())
@@ -84,6 +105,7 @@ def _common(p: argparse.ArgumentParser, lam: bool = True):
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="exactdp", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--version", action=_VersionAction, help="print the package version and exit")
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name, helptext in (("eta", "eta = P[R > lam] (inclusive: >=), certified"),
                            ("delta", "delta = E[(1 - lam/R)+], certified")):

@@ -37,7 +37,6 @@ from flint import arb, ctx, fmpq
 
 from . import domains
 from .errors import CapacityError, ParameterError
-from .fastkernel import REL_ROUNDING, fast_tail_sums
 from .interval import Interval, arb_to_interval
 from .kernel import Threshold, lam_threshold, tail_sums
 from .mechanism import Mechanism
@@ -144,11 +143,13 @@ class PrivacyRatio:
         key = ("fast", thr.num, thr.den, tol)
         r = self._cache.get(key)
         if r is None:
+            from .fastkernel import fast_tail_sums  # numpy only when the float path runs
             r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol)
             self._cache[key] = r
         return r
 
     def _rounding(self) -> float:
+        from .fastkernel import REL_ROUNDING
         n = max(self.N, 2)
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 

@@ -1,4 +1,4 @@
-"""Fast mode: the kernel's algorithm in float64, vectorized with numpy/scipy.
+"""Fast mode: the kernel's algorithm in float64, vectorized with numpy.
 
 Same search tree as :mod:`exactdp.kernel` (conditioning category by category,
 closed-form binomial tails for the ranges wholly on one side, binomial tail at
@@ -9,8 +9,9 @@ the leaves), processed level by level as numpy arrays.  Results are
   ``mode +- K sigma`` window), summed exactly as in the certified kernel but in
   float64, and
 * a rounding allowance of ``REL_ROUNDING`` relative error for the float64
-  binomial tails (scipy's incomplete-beta ``bdtr``/``bdtrc``; a stated a-priori
-  allowance, validated against the certified kernel in the tests, not a proof).
+  binomial tails (pmf rows from one ``math.lgamma`` triple per row and the
+  ratio recurrence, tails as cumulative sums; a stated a-priori allowance,
+  validated against the certified kernel in the tests, not a proof).
 
 Ties ``Z == tau`` are resolved exactly: a leaf whose float threshold is within
 ``1e-9`` of an integer is recomputed in integer arithmetic from its counts.
@@ -25,7 +26,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln
 
 from .mechanism import Mechanism
 
@@ -54,9 +54,17 @@ class FastTailSums:
     seconds: float
 
 
+def _gammaln(x: np.ndarray) -> np.ndarray:
+    """``log Gamma(x)`` elementwise with :func:`math.lgamma` (no scipy import; one
+    call per row, so the Python loop is negligible)."""
+    x = np.asarray(x, dtype=float)
+    return np.fromiter((math.lgamma(v) if not (v <= 0 and v == math.floor(v)) else math.inf
+                        for v in x.ravel().tolist()), dtype=float, count=x.size).reshape(x.shape)
+
+
 def _logpmf(t, m, th):
     lt, l1t = math.log(th), math.log1p(-th)
-    return (gammaln(m + 1.0) - gammaln(t + 1.0) - gammaln(m - t + 1.0)
+    return (_gammaln(m + 1.0) - _gammaln(t + 1.0) - _gammaln(m - t + 1.0)
             + t * lt + (m - t) * l1t)
 
 

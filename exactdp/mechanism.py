@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
 
-import numpy as np
-
 from . import domains
 
 __all__ = ["Mechanism"]
@@ -98,6 +96,7 @@ class Mechanism:
     def sample_counts(self, n: int, size: int, rng=None, outlier: bool = False) -> np.ndarray:
         """Monte Carlo: ``size`` draws of ``T`` from ``n`` zero vectors (plus one
         all-ones vector when ``outlier``), shape ``(size, L+1)``.  000 (3.5)."""
+        import numpy as np
         rng = np.random.default_rng(rng)
         p0 = np.array([float(x) for x in self.pi0])
         p0 /= p0.sum()
@@ -122,6 +121,7 @@ class Mechanism:
         """
         if self.L > 20:
             raise ValueError(f"sample_histograms needs L <= 20 (2^L types), got L={self.L}")
+        import numpy as np
         rng = np.random.default_rng(rng)
         x = np.array([v if isinstance(v, (int, np.integer))
                       else sum(int(b) << j for j, b in enumerate(v)) for v in D], dtype=np.int64)
@@ -138,6 +138,7 @@ class Mechanism:
 
         forward: S ~ A(D_m), R = X/N;  reverse: S ~ A(D), R = N/X  (003 (2.10)).
         """
+        import numpy as np
         c = np.array([float(x) for x in self.c])
         if direction == "forward":
             T = self.sample_counts(N - 1, size, rng, outlier=True)
