@@ -297,6 +297,11 @@ class PrivacyRatio:
                            progress, max_seconds)
 
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
+        if method == "fast" and self.choose_method() == "fourier":
+            iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
+                             else "p_below", x, eps, 3)
+            return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
+                            "fast estimate (coarse Fourier enclosure)")
         if method == "fast":
             thr = self._threshold(x, eps, 128)
             tol = FAST_TOL
