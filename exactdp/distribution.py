@@ -227,6 +227,9 @@ class PrivacyRatio:
         if x is not None and x <= 0:
             v = 1 if r_above else 0
             return Interval.exact(v) if method == "exact" else Estimate(float(v), 0.0)
+        if x is not None and x > self.mechanism.ratio_max:  # R <= (p/q)^L in both directions
+            v = 0 if r_above else 1
+            return Interval.exact(v) if method == "exact" else Estimate(float(v), 0.0)
         fwd = self.direction == "forward"
         z_above = r_above if fwd else not r_above
         norm = self._norm

@@ -680,8 +680,8 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     points and k values (for tests).  Also writes ``figures.json`` (captions and
     the numbers they state) and ``figures.md``.
     """
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    from .writable import writable_dir
+    outdir = writable_dir(outdir, "outdir")
     say = log or (lambda msg: None)
     t0 = time.perf_counter()
     timings = {}
