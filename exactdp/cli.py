@@ -194,7 +194,7 @@ def _cmd_eta_delta(args, which: str) -> int:
         what = f"P[R {op} {thr.split('=')[1] if lam is not None else 'e^' + str(args.eps)}]" \
             if which == "eta" else f"delta({thr})"
         if fast:
-            print(f"{which} = {res.value:.12g} +- {res.error:.2g}  ({what}, {direction}, "
+            print(f"{which} {'' if res.bound_only else '= '}{res}  ({what}, {direction}, "
                   f"N={N}, L={L}, q={args.q}; fast estimate, {seconds:.3f} s)")
         else:
             d = res.to_dict(digits)
@@ -323,7 +323,11 @@ def _cmd_dist(args) -> int:
             bar = "#" * int(round(40 * float(m["upper"]) / width))
             print(f"  {float(a):10.5g}  {float(m['upper']):.4e}  {bar}")
         if lam is not None:
-            print(f"  P[R > {args.lam}] = {ivd(beyond)}")
+            if isinstance(beyond, Estimate):
+                print(f"  P[R > {args.lam}] {'' if beyond.bound_only else '= '}{beyond}")
+            else:
+                d = beyond.to_dict(digits)
+                print(f"  P[R > {args.lam}] in [{d['lower']}, {d['upper']}]  (certified)")
         if args.plot:
             print(f"  picture: {args.plot}")
     return 0
