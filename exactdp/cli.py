@@ -289,9 +289,9 @@ def _cmd_dist(args) -> int:
     seconds = time.perf_counter() - t0
     prog.close()
 
-    def dec(x):
+    def dec(x, rounding="nearest"):
         from .interval import fraction_to_decimal_str
-        return fraction_to_decimal_str(Fraction(x), digits, "nearest")
+        return fraction_to_decimal_str(Fraction(x), digits, rounding)
 
     def ivd(v):
         if isinstance(v, Estimate):
@@ -300,8 +300,9 @@ def _cmd_dist(args) -> int:
 
     rec = _base_record(args, N, L, q, direction)
     rec.update({"method": method, "bins": [
-        {"left": dec(a), "right": dec(b),
-         "mass": {"lower": dec(m["lower"]), "upper": dec(m["upper"])}}
+        {"left": dec(a), "right": dec(b), "left_exact": f"{a.numerator}/{a.denominator}",
+         "right_exact": f"{b.numerator}/{b.denominator}",
+         "mass": {"lower": dec(m["lower"], "floor"), "upper": dec(m["upper"], "ceiling")}}
         for a, b, m in zip(edges, edges[1:], masses)],
         "mass_below_first_edge": ivd(below), "mass_above_last_edge": ivd(above),
         "seconds": round(seconds, 4)})
