@@ -140,6 +140,15 @@ class Interval:
             return d["lower"]
         return f"[{d['lower']}, {d['upper']}]"
 
+    def _short(self) -> dict:
+        """``to_dict`` with the digits the width pins down (+2), small values in e-notation."""
+        d = self.to_dict(max(3, min(40, self.correct_digits() + 2)))
+
+        def sci(s: str) -> str:
+            x = decimal.Decimal(s)
+            return format(x, "e") if x != 0 and abs(x) < decimal.Decimal("1e-4") and "e" not in s.lower() else s
+        return {k: sci(v) for k, v in d.items()}
+
     def __repr__(self) -> str:
         """Short form: small rationals exactly, others as outward-rounded decimals.
 
@@ -147,13 +156,15 @@ class Interval:
         Interval[1/3, 1/2]
         >>> Interval(Fraction(1, 3 * 10**300), Fraction(1, 2 * 10**300))
         Interval[3.33e-301, 5e-301]
+        >>> Interval(Fraction(1, 3 * 10**6), Fraction(1, 2 * 10**6))
+        Interval[3.33e-7, 5e-7]
         """
         def small(x: Fraction) -> bool:
             return abs(x.numerator) < 10**6 and x.denominator < 10**6
 
         if small(self.lower) and small(self.upper):
             return f"Interval[{self.lower}, {self.upper}]"
-        d = self.to_dict(max(3, min(40, self.correct_digits() + 2)))
+        d = self._short()
         return f"Interval[{d['lower']}, {d['upper']}]"
 
     @staticmethod
