@@ -264,11 +264,34 @@ def main(argv=None) -> int:
     elif args.markdown:
         sys.stdout.write(to_markdown(audit))
     else:
-        for c in audit["claims"]:
-            print(f"{c['verdict']:9s} {c['id']:40s} claimed {str(c['claimed'])[:30]:30s} "
-                  f"computed {_cell(c['computed'])[:50]}")
-        print("summary:", audit["summary"])
+        sys.stdout.write(to_text(audit))
     return 0
+
+
+def to_text(audit) -> str:
+    """Plain-text table of the audit: columns as wide as their widest cell (no
+    number is ever cut), then a one-line summary.
+
+    >>> print(to_text({"summary": {"confirmed": 1}, "claims": [{"verdict": "confirmed",
+    ...     "id": "x", "claimed": "0.25", "computed": {"lower": "0.2499", "upper": "0.2501"}}]}),
+    ... end="")
+    verdict    id  claimed  computed
+    confirmed  x   0.25     [0.2499, 0.2501]
+    summary: 1 confirmed
+    """
+    rows = [("verdict", "id", "claimed", "computed")]
+    for c in audit["claims"]:
+        rows.append((str(c["verdict"]), str(c["id"]), _text(c["claimed"]), _text(c["computed"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = ["  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+    lines.append("summary: " + ", ".join(f"{v} {k}" for k, v in sorted(audit["summary"].items())))
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def _text(v) -> str:
+    if isinstance(v, dict) and "lower" in v:
+        return f"[{v['lower']}, {v['upper']}]"
+    return str(v)
 
 
 if __name__ == "__main__":  # pragma: no cover

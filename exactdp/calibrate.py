@@ -131,6 +131,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     digits = domains.DIGITS.parse(digits)
+    grid = domains.GRID.parse(grid)
     q_min = domains.Q.parse(q_min)
     from .capacity import check_capacity
     from .mechanism import Mechanism
@@ -184,15 +185,20 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
             raw.append((qs[i - 1], qs[i], "down" if above[i - 1] else "up"))
     monotone = all(vals[i] >= vals[i + 1] for i in range(len(vals) - 1))
     if not raw:
+        scanned = f"q in [{qs[0]:.4g}, 1/2)"
         if not above[0]:
-            note = f"target already met at q = {qs[0]:.4g} (the smallest q scanned)"
-        else:
-            note = "target not met anywhere on the grid (q up to 1/2)"
-        raise ParameterError(f"calibrate: {note}; adjust q_min or the target")
+            raise ParameterError(
+                f"calibrate: the target {kind} <= {_show(target)} is already met at every "
+                f"scanned {scanned} (fast estimate), even the smallest; give a smaller --{kind} "
+                f"target or a smaller --lam/--eps")
+        raise ParameterError(
+            f"calibrate: the target {kind} <= {_show(target)} is not met at any scanned {scanned} "
+            f"(fast estimate); give a larger --{kind} target, a larger --lam/--eps or a larger -N")
     from .queries import _crossing
     downs = [i for i, r in enumerate(raw) if r[2] == "down"]
     if not downs:
-        raise ParameterError("calibrate: eta only crosses the target upwards on the grid")
+        raise ParameterError(f"calibrate: {kind}(q) only crosses the target {_show(target)} upwards "
+                             f"on the scanned grid; give a larger --{kind} target")
     certify = {downs[0], downs[-1]}
     crossings = []
     brackets = {}
@@ -229,6 +235,10 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     return Calibration(N, L, lam, eps, kind, target, direction, "exact", Interval(qa, qb), qb,
                        val_b, val_a, val_b.upper <= target, crossings, monotone, len(qs),
                        Interval(sa, sb), val_s, resolution, time.perf_counter() - t0, note)
+
+
+def _show(x: Fraction) -> str:
+    return f"{float(x):.6g}"
 
 
 def _round_up(x: Fraction, digits: int) -> Fraction:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from fractions import Fraction
@@ -140,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
     p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
-    p.add_argument("--grid", default="64", help="fast-mode scan points in (q_min, 1/2)")
+    p.add_argument("--grid", default="64", help="fast-mode scan points in [1/1000, 1/2) (exact method); " + domains.GRID.describe())
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -218,7 +219,7 @@ def _cmd_eta_delta(args, which: str) -> int:
         what = f"P[R {op} {thr.split('=')[1] if lam is not None else 'e^' + str(args.eps)}]" \
             if which == "eta" else f"delta({thr})"
         if fast:
-            print(f"{which} = {res.value:.12g} +- {res.error:.2g}  ({what}, {direction}, "
+            print(f"{which} {'' if res.bound_only else '= '}{res}  ({what}, {direction}, "
                   f"N={N}, L={L}, q={args.q}; fast estimate, {seconds:.3f} s)")
         else:
             d = res.to_dict(digits)
@@ -288,13 +289,16 @@ def _cmd_dist(args) -> int:
     digits = domains.DIGITS.parse(args.digits)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
     method = "fast" if args.fast else "exact"
+    if args.plot:
+        from .writable import writable_file
+        writable_file(args.plot, "--plot")
     _precheck(dist, direction)
     lo_q = dist.quantile(Fraction(1, 10**4), method="fast")
     hi_q = dist.quantile(1 - Fraction(1, 10**4), method="fast")
     lo_x = max(float(lo_q.lower), 1e-12)
     hi_x = float(hi_q.upper)
-    if lam is not None:
-        hi_x = max(hi_x, float(lam) * 1.05)
+    if lam is not None:  # R <= ratio_max: a larger lam only widens the picture up to there
+        hi_x = max(hi_x, float(min(lam, dist.mechanism.ratio_max)) * 1.05)
     step = (hi_x - lo_x) / bins
     edges = [Fraction(lo_x) + i * Fraction(step) for i in range(bins + 1)]
     edges = [Fraction(e).limit_denominator(10**12) for e in edges]
@@ -319,9 +323,9 @@ def _cmd_dist(args) -> int:
     seconds = time.perf_counter() - t0
     prog.close()
 
-    def dec(x):
+    def dec(x, rounding="nearest"):
         from .interval import fraction_to_decimal_str
-        return fraction_to_decimal_str(Fraction(x), digits, "nearest")
+        return fraction_to_decimal_str(Fraction(x), digits, rounding)
 
     def ivd(v):
         if isinstance(v, Estimate):
@@ -330,8 +334,9 @@ def _cmd_dist(args) -> int:
 
     rec = _base_record(args, N, L, q, direction)
     rec.update({"method": method, "bins": [
-        {"left": dec(a), "right": dec(b),
-         "mass": {"lower": dec(m["lower"]), "upper": dec(m["upper"])}}
+        {"left": dec(a), "right": dec(b), "left_exact": f"{a.numerator}/{a.denominator}",
+         "right_exact": f"{b.numerator}/{b.denominator}",
+         "mass": {"lower": dec(m["lower"], "floor"), "upper": dec(m["upper"], "ceiling")}}
         for a, b, m in zip(edges, edges[1:], masses)],
         "mass_below_first_edge": ivd(below), "mass_above_last_edge": ivd(above),
         "seconds": round(seconds, 4)})
@@ -353,7 +358,11 @@ def _cmd_dist(args) -> int:
             bar = "#" * int(round(40 * float(m["upper"]) / width))
             print(f"  {float(a):10.5g}  {float(m['upper']):.4e}  {bar}")
         if lam is not None:
-            print(f"  P[R > {args.lam}] = {ivd(beyond)}")
+            if isinstance(beyond, Estimate):
+                print(f"  P[R > {args.lam}] {'' if beyond.bound_only else '= '}{beyond}")
+            else:
+                d = beyond.to_dict(digits)
+                print(f"  P[R > {args.lam}] in [{d['lower']}, {d['upper']}]  (certified)")
         if args.plot:
             print(f"  picture: {args.plot}")
     return 0
@@ -365,7 +374,7 @@ def _cmd_calibrate(args) -> int:
     N = domains.N.parse(args.N)
     L = domains.L.parse(args.L)
     digits = domains.DIGITS.parse(args.digits)
-    grid = domains.BINS.parse(args.grid)
+    grid = domains.GRID.parse(args.grid)
     maxs = _max_seconds(args)
     prog = _Progress("calibrate scan", enabled=not args.quiet)
     c = calibrate(N, L, lam=args.lam, eps=args.eps, eta=args.eta, delta=args.delta,
@@ -409,6 +418,29 @@ def _cmd_calibrate(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run the command line; returns the exit code (0 ok, 2 bad input, 3 undecided).
+
+    Output into a closed pipe (``exactdp ... | head -1``) ends quietly with
+    exit code 0; an unwritable destination is a one-line error (exit 2).
+    """
+    try:
+        rc = _main(argv)
+        sys.stdout.flush()
+        return rc
+    except BrokenPipeError:
+        # the reader went away: silence the rest of stdout (also the flush at exit)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):  # pragma: no cover - stdout without a descriptor
+            pass
+        return 0
+    except OSError as e:
+        where = f" '{e.filename}'" if getattr(e, "filename", None) else ""
+        return _fail(f"cannot access{where}: {e.strerror or e}")
+
+
+def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
                  "audit": ("audit", "main"), "figures": ("figures", "main"),

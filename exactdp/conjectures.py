@@ -1221,7 +1221,12 @@ def main(argv=None) -> int:
         if args.name == "verify":
             if not args.file:
                 ap.error("verify needs a certificate FILE")
-            cert = json.loads(Path(args.file).read_text())
+            try:
+                text = Path(args.file).read_text()
+            except OSError as e:
+                raise ValueError(f"verify: cannot read certificate FILE {args.file!r}: "
+                                 f"{e.strerror or e}") from None
+            cert = json.loads(text)
             cert = cert.get("certificate", cert)
             out = verify(cert)
             print(json.dumps(out, indent=2))

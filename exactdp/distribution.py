@@ -72,10 +72,40 @@ class Estimate:
     def contains(self, x) -> bool:
         return self.lower <= Fraction(x) <= self.upper
 
+    @property
+    def relative_error(self) -> float:
+        """``error / |value|`` (inf when the value is 0 and the error is not)."""
+        if self.error == 0:
+            return 0.0
+        return float(self.error / abs(self.value)) if self.value != 0 else math.inf
+
+    @property
+    def bound_only(self) -> bool:
+        """True when the error bound is at least the value: only ``< upper`` is known."""
+        return bool(self.error >= abs(self.value) and self.error > 0)
+
     def to_dict(self, digits: int = 17) -> dict:
         return {"value": repr(self.value), "error_bound": f"{self.error:.3g}",
+                "relative_error": f"{self.relative_error:.3g}", "bound_only": self.bound_only,
                 "lower": repr(float(self.lower)), "upper": repr(float(self.upper)),
                 "label": self.label}
+
+    def __str__(self) -> str:
+        """``value +- error (relative r)``, or ``< bound`` when the error exceeds the value.
+
+        >>> str(Estimate(0.25, 1e-17)), str(Estimate(6.5e-30, 2e-10))
+        ('0.25 +- 1e-17 (relative 4e-17; fast estimate)', '< 2e-10 (fast estimate; the error bound 2e-10 exceeds the value)')
+        >>> Estimate(6.5e-30, 2e-10)
+        Estimate(6.5e-30 +- 2e-10, bound only)
+        """
+        if self.bound_only:
+            return (f"< {float(self.upper):.3g} (fast estimate; the error bound {self.error:.3g} "
+                    f"exceeds the value)")
+        return f"{self.value:.12g} +- {self.error:.2g} (relative {self.relative_error:.1g}; fast estimate)"
+
+    def __repr__(self) -> str:
+        tail = ", bound only" if self.bound_only else ""
+        return f"Estimate({self.value!r} +- {float(self.error):.3g}{tail})"
 
     def __float__(self):
         return self.value
@@ -272,6 +302,9 @@ class PrivacyRatio:
         digits = domains.DIGITS.parse(digits)
         if x is not None and x <= 0:
             v = 1 if r_above else 0
+            return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
+        if x is not None and x > self.mechanism.ratio_max:  # R <= (p/q)^L in both directions
+            v = 0 if r_above else 1
             return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
         fwd = self.direction == "forward"
         if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):

@@ -34,7 +34,7 @@ from numbers import Integral, Rational
 from .errors import InexactInputError, ParameterError
 
 __all__ = [
-    "Domain", "N", "L", "Q", "LAM", "EPS", "DIGITS", "K", "BINS", "TARGET",
+    "Domain", "N", "L", "Q", "LAM", "EPS", "DIGITS", "K", "BINS", "GRID", "TARGET",
     "DIRECTIONS", "parse_direction", "to_fraction",
 ]
 
@@ -145,6 +145,7 @@ EPS = Domain("eps", "rational", F(0), F(700), help="privacy level eps (lambda = 
 DIGITS = Domain("digits", "int", F(1), F(300), help="certified significant digits")
 K = Domain("k", "int", F(1), F(10**4), help="randomizations per user")
 BINS = Domain("bins", "int", F(1), F(10**5), help="number of histogram bins")
+GRID = Domain("grid", "int", F(2), F(10**5), help="fast-mode scan points of calibrate")
 TARGET = Domain("target", "rational", F(0), F(1), True, True, help="target probability (eta or delta)")
 
 DIRECTIONS = ("forward", "reverse", "worst")

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from . import heuristics as H
 from .distribution import from_randomized_response
+from .interval import fraction_to_decimal_str
 
 __all__ = ["SETTINGS_33", "Setting", "certified_eta", "law_data", "draw_law", "exact_q_fast",
            "eta_curve", "calibration_data", "make_figures", "main"]
@@ -600,11 +601,12 @@ def _fig_calibration(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
 
 
 ETA_Q_CASES = (
-    # N, lam_kw, lam_str, title tex, q range, step, q values certified
+    # N, lam_kw, lam_str, title tex, q range, step, q values certified (the 3-sigma q of
+    # (3.12) is computed and certified too, never hard-coded)
     (5000, {"lam": Fraction(2)}, "2", "$\\varepsilon = \\ln 2$ ($\\lambda = 2$), N = 5000",
      (Fraction("0.170"), Fraction("0.210")), Fraction(1, 2000), ("0.1778", "0.1935")),
     (10000, {"eps": 2}, "e^2", "$\\varepsilon = 2$ ($\\lambda = e^2$), N = 10000",
-     (Fraction("0.105"), Fraction("0.125")), Fraction(1, 2000), ("0.1112", "0.1168", "0.118")),
+     (Fraction("0.105"), Fraction("0.125")), Fraction(1, 2000), ("0.1168", "0.118")),
 )
 
 
@@ -627,7 +629,8 @@ def _fig_eta_q(outdir: Path, cal: dict, quick: bool) -> tuple[list, dict]:
         ax.axvline(float(q3.hi), color=C_HEUR, linestyle="-.", linewidth=1.2,
                    label=f"3$\\sigma$ rule (3.12): q = {float(q3.hi):.4f}")
         pts = []
-        for qs_ in certq:
+        q3_str = fraction_to_decimal_str(q3.hi, 8, "ceiling")
+        for qs_ in sorted(set(certq) | {q3_str}, key=Fraction):
             iv = from_randomized_response(N, 5, qs_).eta(digits=8, **lam_kw)
             pts.append({"q": qs_, "eta": iv.to_dict(8)})
             ax.plot([float(Fraction(qs_))], [float(iv.mid)], marker="D", color=C_TAIL, markersize=6,
@@ -680,8 +683,8 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     points and k values (for tests).  Also writes ``figures.json`` (captions and
     the numbers they state) and ``figures.md``.
     """
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    from .writable import writable_dir
+    outdir = writable_dir(outdir, "outdir")
     say = log or (lambda msg: None)
     t0 = time.perf_counter()
     timings = {}

@@ -224,7 +224,7 @@ def q_of_phi(phi, prec: int = DEFAULT_PREC) -> Interval:
     ``phi + 1 = r + 1/r`` and ``r`` is the root ``> 1`` of ``r^2 - (phi+1) r + 1``.
 
     >>> q_of_phi(F(3, 2))
-    Interval(lower=Fraction(1, 3), upper=Fraction(1, 3))
+    Interval[1/3, 1/3]
     >>> q_of_phi(2).to_dict(8)
     {'lower': '0.2763932', 'upper': '0.27639321'}
     """
@@ -569,7 +569,7 @@ def local_dp_q(L, lam, prec: int = DEFAULT_PREC) -> Interval:
     >>> local_dp_q(5, 2).to_dict(6)
     {'lower': '0.465398', 'upper': '0.465399'}
     >>> local_dp_q(1, 3)
-    Interval(lower=Fraction(1, 4), upper=Fraction(1, 4))
+    Interval[1/4, 1/4]
     """
     L, lam = domains.L.parse(L), lam_of(lam)
     if lam.exact is not None:
@@ -718,7 +718,7 @@ def sigma_bound_003_0_16(lam, prec: int = DEFAULT_PREC) -> Interval:
     """003 (0.16): ``sigma(T_bar) >= 3/(1 - 1/lam)``.
 
     >>> sigma_bound_003_0_16(2)
-    Interval(lower=Fraction(6, 1), upper=Fraction(6, 1))
+    Interval[6, 6]
     """
     lam = lam_of(lam)
     if lam.exact is not None:

@@ -130,10 +130,42 @@ class Interval:
                 "upper": fraction_to_decimal_str(self.upper, digits, "ceiling")}
 
     def __str__(self) -> str:
+        """Short decimal form, rounded outward, with the digits the width pins down (+2).
+
+        >>> str(Interval(Fraction(1, 3), Fraction(1, 2))), str(Interval.exact(Fraction(1, 4)))
+        ('[0.333, 0.5]', '0.25')
+        """
         d = self.to_dict(max(3, min(40, self.correct_digits() + 2)))
         if d["lower"] == d["upper"]:
             return d["lower"]
         return f"[{d['lower']}, {d['upper']}]"
+
+    def _short(self) -> dict:
+        """``to_dict`` with the digits the width pins down (+2), small values in e-notation."""
+        d = self.to_dict(max(3, min(40, self.correct_digits() + 2)))
+
+        def sci(s: str) -> str:
+            x = decimal.Decimal(s)
+            return format(x, "e") if x != 0 and abs(x) < decimal.Decimal("1e-4") and "e" not in s.lower() else s
+        return {k: sci(v) for k, v in d.items()}
+
+    def __repr__(self) -> str:
+        """Short form: small rationals exactly, others as outward-rounded decimals.
+
+        >>> Interval(Fraction(1, 3), Fraction(1, 2))
+        Interval[1/3, 1/2]
+        >>> Interval(Fraction(1, 3 * 10**300), Fraction(1, 2 * 10**300))
+        Interval[3.33e-301, 5e-301]
+        >>> Interval(Fraction(1, 3 * 10**6), Fraction(1, 2 * 10**6))
+        Interval[3.33e-7, 5e-7]
+        """
+        def small(x: Fraction) -> bool:
+            return abs(x.numerator) < 10**6 and x.denominator < 10**6
+
+        if small(self.lower) and small(self.upper):
+            return f"Interval[{self.lower}, {self.upper}]"
+        d = self._short()
+        return f"Interval[{d['lower']}, {d['upper']}]"
 
     @staticmethod
     def hull_max(a: "Interval", b: "Interval") -> "Interval":
@@ -145,7 +177,7 @@ class Interval:
         certified, so they overlap; disjoint ones mean a bug and raise.
 
         >>> Interval(Fraction(1, 4), Fraction(1, 2)).intersect(Interval(Fraction(1, 3), Fraction(1)))
-        Interval(lower=Fraction(1, 3), upper=Fraction(1, 2))
+        Interval[1/3, 1/2]
         """
         lo, hi = max(self.lower, other.lower), min(self.upper, other.upper)
         if lo > hi:

@@ -26,11 +26,72 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+import math
 from math import comb
 
 from . import domains
+from .errors import ParameterError
 
 __all__ = ["Mechanism"]
+
+
+#: Largest privacy ratio ``(p/q)^L`` the engine accepts: its screening and fast
+#: mode work in float64, whose range ends near 1.8e308.
+RATIO_MAX_LIMIT = 10**300
+#: Smallest accepted distance ``1/2 - q``: closer to 1/2, float64 reads q as 1/2.
+HALF_GAP = Fraction(1, 2**50)
+
+
+def q_min(L: int) -> Fraction:
+    """Smallest accepted ``q`` for ``L`` bits: ``1/(1 + k)`` with ``k`` the largest
+    integer such that ``k^L <= 10^300``, so that ``(p/q)^L <= 10^300`` for every
+    accepted ``q``.
+
+    >>> q_min(1) == Fraction(1, 10**300 + 1), float(q_min(2)), float(q_min(5))
+    (True, 1e-150, 1e-60)
+    """
+    L = domains.L.parse(L)
+    lo, hi = 1, 10 ** (300 // L + 1)  # lo^L <= limit < hi^L
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if mid ** L <= RATIO_MAX_LIMIT else (lo, mid)
+    k = lo
+    return Fraction(1, 1 + k)
+
+
+def check_float_range(L: int, q: Fraction) -> None:
+    """Refuse ``q`` outside the float64 range of the engine, in one line.
+
+    ``q`` must satisfy ``(p/q)^L <= 10^300`` (else the ratios overflow float64)
+    and ``1/2 - q >= 2^-50`` (else float64 cannot tell q from 1/2).
+
+    >>> check_float_range(2, Fraction(1, 10**400))
+    Traceback (most recent call last):
+    ...
+    exactdp.errors.ParameterError: q is too small for L = 2: the ratio (p/q)^L must stay below 1e300 (float64 range), so q must be in [1e-150, 1/2 - 2^-50], got 1e-400
+    """
+    if Fraction(1, 2) - q < HALF_GAP:
+        raise ParameterError(
+            f"q is too close to 1/2 (float64 would read it as 1/2): q must be in "
+            f"[{_sci(q_min(L))}, 1/2 - 2^-50], got {_show(q)}")
+    if q < q_min(L):
+        raise ParameterError(
+            f"q is too small for L = {L}: the ratio (p/q)^L must stay below 1e300 (float64 "
+            f"range), so q must be in [{_sci(q_min(L))}, 1/2 - 2^-50], got {_show(q)}")
+
+
+def _sci(x: Fraction) -> str:
+    return f"{float(x):.3g}" if x > Fraction(1, 10**307) else str(x)
+
+
+def _show(q: Fraction) -> str:
+    num, den = q.numerator, q.denominator
+    if num == 1 and den > 10**6 and str(den).rstrip("0") == "1":
+        return f"1e-{len(str(den)) - 1}"
+    if den > 10**30 or num > 10**30:
+        s = f"{num}/{den}"
+        return s if len(s) <= 60 else s[:57] + "..."
+    return str(q)
 
 
 @dataclass(frozen=True)
@@ -54,6 +115,7 @@ class Mechanism:
     def __post_init__(self):
         L = domains.L.parse(self.L)
         q = domains.Q.parse(self.q)
+        check_float_range(L, q)
         p = 1 - q
         r = q / p
         a, b = r.numerator, r.denominator

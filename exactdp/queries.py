@@ -18,7 +18,18 @@ from . import domains
 from .errors import ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
 
-__all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near"]
+__all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "MIN_TARGET"]
+
+#: Smallest eta/delta target of :func:`smallest_epsilon`: its screening runs in
+#: float64, whose normal range ends near 2.2e-308.
+MIN_TARGET = Fraction(1, 10**300)
+
+
+def _sci(x: Fraction) -> str:
+    from decimal import Decimal, localcontext
+    with localcontext() as c:
+        c.prec = 6
+        return f"{Decimal(x.numerator) / Decimal(x.denominator):.3g}"
 
 
 def rational_near(x: float, rel: float) -> Fraction:
@@ -180,6 +191,10 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
         raise ParameterError("give exactly one of delta or eta as the target")
     name = "delta" if delta is not None else "eta"
     target = domains.TARGET.parse(delta if delta is not None else eta)
+    if target < MIN_TARGET:
+        raise ParameterError(
+            f"{name} target must be in [1e-300, 1) (the engine's float64 screening cannot "
+            f"resolve smaller probabilities), got {_sci(target)}")
     digits = domains.DIGITS.parse(digits)
     q_fun = dist.delta if name == "delta" else dist.eta
     tgt = float(target)

@@ -38,3 +38,15 @@ def _truthy(v: str | None) -> bool:
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
                       or ("ci" if _truthy(os.environ.get("CI")) else "dev"))
+
+
+# Doctests cannot carry a marker in their source; the slow ones (> ~5 s on
+# 2 cores) are marked here by their pytest name so the default run skips them.
+SLOW_DOCTESTS = {"exactdp.minority.minority_eta"}
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+    for item in items:
+        if item.name in SLOW_DOCTESTS:
+            item.add_marker(pytest.mark.slow)

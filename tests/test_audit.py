@@ -9,6 +9,9 @@ import pytest
 
 from exactdp import audit
 
+# audit.run() (the module fixture) takes ~100 s: the whole module runs in the slow pass.
+pytestmark = pytest.mark.slow
+
 KEYS = {"id", "source", "location", "statement", "quantity", "params", "claimed", "computed",
         "verdict", "reason"}
 

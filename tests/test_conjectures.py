@@ -79,6 +79,7 @@ def test_maximality_delta_variant_is_false():
     assert w == F(135, 1024) and max(fwd, rev) == F(243, 2048)
 
 
+@pytest.mark.slow
 def test_maximality_false_at_paper_scale():
     """N = 1000, L = 5, q = 0.2446 (000 §3.3): 003's reverse pair beats 000's pair at lam = 6/5.
     (The cached certificate is re-verified by the change-of-measure engine in
@@ -177,6 +178,7 @@ def test_report_markdown_matches_cache(cached):
     assert (DOCS / "conjectures.png").stat().st_size > 10_000
 
 
+@pytest.mark.slow
 def test_every_cached_certificate_verifies(cached):
     n = 0
     for rid, r in cached["results"].items():

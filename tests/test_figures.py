@@ -56,6 +56,7 @@ def _check_png(path: Path):
     return desc
 
 
+@pytest.mark.slow
 def test_all_pngs_written_and_nontrivial(quick_dir):
     index = json.loads((quick_dir / "figures.json").read_text())
     assert set(index["figures"]) == set(EXPECTED)
@@ -66,6 +67,7 @@ def test_all_pngs_written_and_nontrivial(quick_dir):
     assert (quick_dir / "figures.md").read_text().count("![") == len(EXPECTED)
 
 
+@pytest.mark.slow
 def test_captions_state_certified_eta_from_engine(quick_dir):
     index = json.loads((quick_dir / "figures.json").read_text())
     overview = index["figures"]["law_of_R_section33.png"]
@@ -85,6 +87,7 @@ def test_captions_state_certified_eta_from_engine(quick_dir):
         assert shown in single["caption"]
 
 
+@pytest.mark.slow
 def test_heuristic_figure_is_labelled(quick_dir):
     index = json.loads((quick_dir / "figures.json").read_text())
     cap = index["figures"]["k_randomization_q_vs_k.png"]["caption"]

@@ -77,6 +77,7 @@ def test_kcopies_d1_agrees_with_l1_polynomials(N, k, forward):
         assert iv.contains(eta_exact(P1, "0.2446", lam)) and iv.width < 1e-25
 
 
+@pytest.mark.slow
 def test_kcopies_paper_scale_reverse_beats_forward():
     """At N = 1000, L = 5, q = 0.2446, k = 2: 003's reverse pair has the larger eta at
     lambda = 6/5 (certified, disjoint enclosures) -- the maximality-k witness."""

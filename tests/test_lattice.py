@@ -141,6 +141,7 @@ def test_lattice_route_agrees_with_kernel_at_moderate_n():
     assert ker.overlaps(lat) and float(lat.width) < 0.05 * float(lat.upper)
 
 
+@pytest.mark.slow
 def test_paper_scale_pair_decided_by_refinement():
     """(b, c, e) = (0, 3, 2) at N = 1000, L = 5, q = 0.2446, lambda = 2: beyond
     the kernel's node budget, decided against the worst of 000's pair and its

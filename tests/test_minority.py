@@ -65,6 +65,7 @@ def test_bad_options():
         minority_eta(P, "1/4", 2, h="0")
 
 
+@pytest.mark.slow
 def test_paper_scale_minority_pair_decided():
     """N = 1000, L = 5, q = 0.2446, lambda = 2: base 998 x 00000 + 10000 with
     11111 -> 01110 -- out of reach of exact enumeration, and the Chernoff

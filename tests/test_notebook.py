@@ -20,6 +20,7 @@ def test_notebook_saved_without_outputs():
             assert not cell.get("outputs") and cell.get("execution_count") is None
 
 
+@pytest.mark.slow
 def test_notebook_executes():
     nb = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(

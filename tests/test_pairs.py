@@ -161,6 +161,7 @@ def test_enumeration_dedups_by_symmetry():
                     assert PR.canonical_key(Pair(2, tuple(b), x, xm)) in keys
 
 
+@pytest.mark.slow
 def test_paper_scale_forward_two_routes():
     """000 §3.3 (N = 1000, L = 5, q = 0.2446): outlier conditioning (pairs) vs change of measure."""
     iv = PR.eta(PR.canonical_pair(1000, 5), "0.2446", lam=2, tol=1e-20)
@@ -168,6 +169,7 @@ def test_paper_scale_forward_two_routes():
     assert iv.overlaps(ref) and iv.width < Fraction(1, 10**12)
 
 
+@pytest.mark.slow
 def test_paper_scale_reverse_two_routes():
     iv = PR.eta(PR.reverse_canonical_pair(1000, 5), "0.2446", lam=Fraction(6, 5), tol=1e-20)
     ref = from_randomized_response(1000, 5, "0.2446", "reverse").eta(lam=Fraction(6, 5), digits=15)

@@ -25,6 +25,7 @@ def test_topics_present():
             "multivariate_003", "lemmas_004"} <= set(proofs.topics())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("topic", proofs.topics())
 def test_script_completes_and_records_are_well_formed(topic):
     recs = proofs.run(topic)
@@ -42,6 +43,7 @@ def test_script_completes_and_records_are_well_formed(topic):
             assert r["counterexample"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("topic", proofs.topics())
 def test_script_runs_standalone(topic):
     out = subprocess.run([sys.executable, str(REPO / "proofs" / f"{topic}.py")],
@@ -50,6 +52,7 @@ def test_script_runs_standalone(topic):
     assert "total" in out.stdout
 
 
+@pytest.mark.slow
 def test_ids_unique_and_no_unexplained_open(records):
     ids = [r["id"] for r in records]
     assert len(ids) == len(set(ids))
@@ -58,6 +61,7 @@ def test_ids_unique_and_no_unexplained_open(records):
             assert len(r["reason"].split()) >= 5, r["id"]
 
 
+@pytest.mark.slow
 def test_required_sections_covered(records):
     eqs = {(r["source"][:3], r["equation"]) for r in records}
     need_000 = ["(3.1)", "(3.2)", "(3.4)", "(3.6)", "(3.7)", "(3.8)", "(3.9)", "(3.10)", "(3.11)",
@@ -75,18 +79,21 @@ def test_required_sections_covered(records):
         assert e in text, e
 
 
+@pytest.mark.slow
 def test_known_findings_are_refuted(records):
     st = {r["id"]: r["status"] for r in records}
     for rid in ["000-6.1", "000-6.2", "000-8.21", "000-8.31", "000-8.37-var", "003-1.11", "003-0.24"]:
         assert st[rid] == "refuted", rid
 
 
+@pytest.mark.slow
 def test_docs_match_fresh_run(records):
     doc = (REPO / "docs" / "proofs.md").read_text(encoding="utf-8")
     assert doc == proofs.to_markdown(records), (
         "docs/proofs.md is stale: regenerate with `python -m exactdp.proofs --markdown > docs/proofs.md`")
 
 
+@pytest.mark.slow
 def test_json_and_table_output(capsys):
     assert proofs.main(["--json", "--topic", "lemmas_004"]) == 0
     data = json.loads(capsys.readouterr().out)

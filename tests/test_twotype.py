@@ -51,6 +51,7 @@ def test_encloses_exact_eta(c):
     assert iv.width < Fraction(1, 10**12)
 
 
+@pytest.mark.slow
 def test_agrees_with_the_minority_sandwich():
     """One minority user at N = 40, L = 5 (beyond enumeration): the special-column
     conditioning and the lattice sandwich of exactdp.minority are independent
