@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, helptext in (("proofs", "machine-checked identities of the papers"),
                            ("conjecture", "check a conjecture of the papers (certified)"),
                            ("audit", "verdict on every checkable claim of the papers"),
-                           ("figures", "regenerate the papers' figures from exact computation")):
+                           ("figures", "regenerate the papers' figures from exact computation"),
+                           ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs")):
         p = sub.add_parser(name, help=helptext, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return ap
@@ -377,7 +378,8 @@ def _cmd_calibrate(args) -> int:
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
-                 "audit": ("audit", "main"), "figures": ("figures", "main")}
+                 "audit": ("audit", "main"), "figures": ("figures", "main"),
+                 "guarantee": ("guarantee", "main")}
     if argv and argv[0] in delegated:
         import importlib
         modname, fn = delegated[argv[0]]

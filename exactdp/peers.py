@@ -74,7 +74,10 @@ from flint import arb, ctx, fmpz
 
 from . import domains
 from .errors import ParameterError
+from dataclasses import replace as _replace
 from .interval import Interval, arb_to_interval
+
+_DELTA = _replace(domains.TARGET, name="delta")
 
 __all__ = ["eps0_rr", "exp_eps0_rr", "fmt21_closed_form", "clone_delta", "clone_epsilon",
            "PeerBound", "peer_bounds", "VARIANTS"]
@@ -123,7 +126,7 @@ def fmt21_closed_form(n, e0, delta):
     """
     n = _parse_n(n)
     e0 = _parse_e0(e0)
-    d = domains.TARGET.parse(delta)
+    d = _DELTA.parse(delta)
     with mpmath.workdps(50):
         E = mpmath.mpf(e0.numerator) / e0.denominator
         D = mpmath.mpf(d.numerator) / d.denominator
@@ -229,7 +232,7 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
     """
     n = _parse_n(n)
     e0 = _parse_e0(e0)
-    d = domains.TARGET.parse(delta)
+    d = _DELTA.parse(delta)
     lo, hi = Fraction(1), e0
     if clone_delta(n, e0, lo, variant=variant).upper <= d:
         hi = lo
