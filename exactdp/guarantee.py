@@ -93,8 +93,12 @@ class Guarantee:
                          "neighbouring pair")}
 
 
-def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6,
-              max_seconds=None) -> Guarantee:
+#: name of the exact all-pairs upper end (L = 1, small N)
+ALL_PAIRS = "exact-all-pairs-L1"
+
+
+def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=None,
+              all_pairs_max_n: int = 1000) -> Guarantee:
     """Certified bracket on the shuffled mechanism's eps(delta) (``delta=``) or
     delta(eps) (``eps=``) over all neighbouring pairs; see the module doc.
     """
@@ -129,8 +133,50 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6,
         peers[f"clone-{v}"] = iv.to_dict(digits + 2)
     best = min(ups, key=lambda v: ups[v].upper)
     upper_iv = ups[best]
-    return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, LOWER_PAIR,
-                     direction, f"clone-{best}", lower_iv, upper_iv, peers)
+    lower_pair, upper_name = LOWER_PAIR, f"clone-{best}"
+    if L == 1 and N <= all_pairs_max_n:
+        lower_iv, upper_iv, lower_pair, direction = _all_pairs_l1(
+            N, q, quantity, target, lower_iv, rel)
+        upper_name = ALL_PAIRS
+    return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, lower_pair,
+                     direction, upper_name, lower_iv, upper_iv, peers)
+
+
+def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
+    """L = 1, small N: the exact maximum over every neighbouring pair
+    (:mod:`exactdp.allpairs`).  Returns (lower interval, upper interval, pair, direction)."""
+    from . import allpairs
+    if quantity == "epsilon":
+        ok, m, _ = allpairs.certify_epsilon(N, q, target, lower_iv.upper)
+        if ok:  # the canonical pair is the worst at this delta: bracket closed
+            return lower_iv, lower_iv, LOWER_PAIR, "reverse" if m == N - 1 else "forward"
+        iv, m = allpairs.epsilon_all_pairs(N, q, target, rel=rel)
+        return iv, iv, _m_pair(m, N), _m_dir(m, N)
+    lam_lo = _exp_lower(target)
+    lam_hi = _exp_upper(target)
+    up, _ = allpairs.worst_delta(N, q, lam_lo)
+    lo, m = allpairs.worst_delta(N, q, lam_hi)
+    if lo > lower_iv.lower:
+        return Interval(lo, up), Interval(lo, up), _m_pair(m, N), _m_dir(m, N)
+    return lower_iv, Interval(lower_iv.lower, max(up, lower_iv.lower)), LOWER_PAIR, "worst"
+
+
+def _m_dir(m, N):
+    return "reverse" if m == N - 1 else "forward"
+
+
+def _m_pair(m, N):
+    if m in (0, N - 1):
+        return LOWER_PAIR
+    return (f"L = 1 pair: one user's bit 1 vs 0, the other {N - 1} users hold {m} ones "
+            f"(exact maximiser over all pairs)")
+
+
+def _exp_upper(eps: Fraction) -> Fraction:
+    from flint import arb, ctx
+    from .interval import arb_to_interval
+    with ctx.workprec(256):
+        return arb_to_interval((arb(eps.numerator) / eps.denominator).exp()).upper
 
 
 def _exp_lower(eps: Fraction) -> Fraction:
