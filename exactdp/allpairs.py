@@ -24,8 +24,8 @@ integer operations: practical up to ``N`` of a few thousand
 (:data:`MAX_N`).
 
 >>> d, m = worst_delta(3, "1/3", 1)
->>> d
-Fraction(2, 9)
+>>> d, m
+(Fraction(5, 27), 1)
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from .interval import Interval, arb_to_interval
 __all__ = ["MAX_N", "worst_delta", "deltas_by_m", "certify_epsilon", "epsilon_all_pairs"]
 
 #: largest N accepted (the cost grows like N^3 bit operations)
-MAX_N = 3000
+MAX_N = 2000
 
 _DELTA = _replace(domains.TARGET, name="delta")
 
