@@ -18,13 +18,18 @@ pair of collections differing in one user.  :func:`guarantee` encloses it:
   theorem).  The FMT 2021 clone bound is also certified and the smaller of
   the two is used (it never is, in practice: the stronger clone dominates).
 
-The bracket is not closed, even at L = 1: the clone reduction is not tight for
-binary RR, and maximality of the canonical pair is not proved (the project
-found it false in general), so ``gap = upper - lower`` is reported.
+At L = 1 and N <= ``all_pairs_max_n`` (default 1000) the bracket is closed
+exactly: :mod:`exactdp.allpairs` evaluates the maximum over *every*
+neighbouring pair (N pair classes, exact rationals), so both ends are the true
+value (upper end name ``exact-all-pairs-L1``).  Otherwise the gap
+``upper - lower`` is reported: maximality of the canonical pair is not proved
+(the project found it false in general) and the clone reduction is not tight.
 
->>> g = guarantee(50, 1, "1/4", delta="1e-3")
+>>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
 (True, 'clone-fmt23')
+>>> guarantee(50, 1, "1/4", delta="1e-3").upper_bound
+'exact-all-pairs-L1'
 """
 
 from __future__ import annotations
