@@ -73,7 +73,6 @@ def deltas_by_m(N, q, lam):
         total = 0
         # P/Q is increasing in k (Y_m's pmf is log-concave), so the positive
         # terms form a suffix: scan down from k = N until a term is <= 0.
-        prev = c[N - 1] if N >= 1 else 0
         for k in range(N, -1, -1):
             ck = c[k] if k < N else 0
             ck1 = c[k - 1] if k >= 1 else 0
@@ -83,7 +82,6 @@ def deltas_by_m(N, q, lam):
             if t <= 0:
                 break
             total += t
-        del prev
         yield m, Fraction(total, denom)
 
 
