@@ -234,6 +234,7 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
     e0 = _parse_e0(e0)
     d = _DELTA.parse(delta)
     lo, hi = Fraction(1), e0
+    lo_cert = Fraction(1)  # largest lam where delta > target is certified (1: trivially eps >= 0)
     if clone_delta(n, e0, lo, variant=variant).upper <= d:
         hi = lo
     else:
@@ -242,10 +243,11 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
             iv = clone_delta(n, e0, mid, variant=variant)
             if iv.upper <= d:
                 hi = mid
-            elif iv.lower > d:
+            else:  # undecided counts as "not met" for the upper end, but is not certified
                 lo = mid
-            else:  # undecided: tighter tail / precision would be needed; treat pessimistically
-                lo = mid
+                if iv.lower > d:
+                    lo_cert = mid
+        lo = lo_cert
     with ctx.workprec(128):
         elo = arb_to_interval(arb(lo.numerator).log() - arb(lo.denominator).log()).lower
         ehi = arb_to_interval(arb(hi.numerator).log() - arb(hi.denominator).log()).upper
