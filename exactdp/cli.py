@@ -149,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
                            ("conjecture", "check a conjecture of the papers (certified)"),
                            ("audit", "verdict on every checkable claim of the papers"),
                            ("figures", "regenerate the papers' figures from exact computation"),
-                           ("sweep", "a grid of computations on Dask, resumable SQLite store")):
+                           ("sweep", "a grid of computations on Dask, resumable SQLite store"),
+                           ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs")):
         p = sub.add_parser(name, help=helptext, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return ap
@@ -444,7 +445,8 @@ def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
                  "audit": ("audit", "main"), "figures": ("figures", "main"),
-                 "sweep": ("sweep", "main")}
+                 "sweep": ("sweep", "main"),
+                 "guarantee": ("guarantee", "main")}
     if argv and argv[0] in delegated:
         import importlib
         modname, fn = delegated[argv[0]]

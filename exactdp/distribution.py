@@ -476,6 +476,11 @@ class PrivacyRatio:
         from .queries import bin_masses
         return bin_masses(self, edges, digits=digits, method=method, progress=progress)
 
+    def to_dp_accounting(self, **kw):
+        """dp_accounting PLD dominating this law (see :func:`exactdp.export.to_dp_accounting`)."""
+        from .export import to_dp_accounting
+        return to_dp_accounting(self, **kw)
+
 
 @dataclass(frozen=True)
 class WorstCase:
@@ -513,6 +518,11 @@ class WorstCase:
         b = self.reverse.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
         return Interval.hull_max(a, b)
+
+    def to_dp_accounting(self, **kw):
+        """dp_accounting PLD dominating this law (see :func:`exactdp.export.to_dp_accounting`)."""
+        from .export import to_dp_accounting
+        return to_dp_accounting(self, **kw)
 
 
 def from_randomized_response(N, L, q, direction: str = "forward"):

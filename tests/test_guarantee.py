@@ -1,0 +1,95 @@
+"""The guarantee bracket (exactdp.guarantee): ends, brute-force worst pair, CLI."""
+
+import itertools
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from exactdp import bruteforce as bf
+from exactdp.cli import main
+from exactdp.errors import ParameterError
+from exactdp.guarantee import ALL_PAIRS, guarantee
+from exactdp.peers import clone_delta, exp_eps0_rr
+
+
+def brute_worst_delta(N, L, q, lam):
+    """Max over *every* neighbouring pair (all collections, one user changed) by brute force."""
+    vecs = bf.vectors(L)
+    best = F(0)
+    for others in itertools.combinations_with_replacement(vecs, N - 1):
+        for x, y in itertools.permutations(vecs, 2):
+            best = max(best, bf.delta([x, *others], [y, *others], q, lam, L=L))
+    return best
+
+
+@pytest.mark.parametrize("N,L,q", [(2, 2, F(1, 4)), (3, 2, F(1, 3)), (2, 3, F(1, 3))])
+def test_bracket_contains_bruteforce_worst_pair_L_ge_2(N, L, q):
+    eps = F(1, 2)
+    g = guarantee(N, L, q, eps=eps)
+    assert g.upper_bound.startswith("clone")
+    # lam rational brackets around e^eps for the brute force
+    lam_lo, lam_hi = F(16487212707, 10**10), F(16487212708, 10**10)
+    worst_hi = brute_worst_delta(N, L, q, lam_lo)   # >= true worst delta(e^eps)
+    worst_lo = brute_worst_delta(N, L, q, lam_hi)   # <= true worst delta(e^eps)
+    assert g.lower <= worst_hi
+    assert worst_lo <= g.upper
+    # the clone end is a genuine upper bound but not tight
+    assert g.upper > worst_hi
+
+
+@pytest.mark.parametrize("N,q", [(3, F(1, 3)), (4, F(1, 4)), (5, F(1, 5))])
+def test_bracket_L1_is_the_bruteforce_worst_pair(N, q):
+    g = guarantee(N, 1, q, eps=0)     # lam = 1 exactly
+    w = brute_worst_delta(N, 1, q, 1)
+    assert g.upper_bound == ALL_PAIRS
+    assert g.lower <= w <= g.upper and g.upper - g.lower < F(1, 10**20)
+
+
+def test_delta_mode_upper_is_clone_value():
+    g = guarantee(50, 2, "1/4", eps="1/2")
+    assert g.upper_bound == "clone-fmt23"
+    e0 = exp_eps0_rr(2, "1/4")
+    assert g.upper >= clone_delta(50, e0, F(16487212708, 10**10)).upper
+    assert g.lower < g.upper
+
+
+def test_epsilon_bracket_orders_and_names():
+    g = guarantee(200, 2, "1/4", delta="1e-3")
+    assert 0 < g.lower < g.upper
+    assert g.lower_direction in ("forward", "reverse")
+    assert "canonical pair" in g.lower_pair
+    assert g.upper_bound == "clone-fmt23"
+    assert F(g.peers["clone-fmt23"]["upper"]) < F(g.peers["clone-fmt21"]["lower"])
+
+
+def test_L1_closed_at_moderate_N():
+    g = guarantee(300, 1, "1/4", delta="1e-6")
+    assert g.upper_bound == ALL_PAIRS
+    assert g.gap <= g.lower * F(1, 10**5)
+    g2 = guarantee(300, 1, "1/4", delta="1e-6", all_pairs_max_n=0)
+    assert g2.upper_bound == "clone-fmt23" and g2.upper > g.upper * F(11, 10)
+
+
+def test_bad_input():
+    with pytest.raises(ParameterError):
+        guarantee(10, 1, "1/4")
+    with pytest.raises(ParameterError):
+        guarantee(10, 1, "1/4", delta="1e-6", eps=1)
+    with pytest.raises(ParameterError):
+        guarantee(10, 1, "0.6", delta="1e-6")
+    with pytest.raises(ParameterError):
+        guarantee(10, 1, "1/4", delta="2")
+
+
+def test_cli(capsys):
+    assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4", "--delta", "1e-3",
+                 "--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert F(rec["lower"]) <= F(rec["upper"]) and rec["upper_bound"] == ALL_PAIRS
+    assert main(["guarantee", "-N", "40", "-L", "2", "-q", "1/4", "--eps", "1"]) == 0
+    assert "clone-fmt23" in capsys.readouterr().out
+    assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4", "--delta", "7"]) == 2
+    err = capsys.readouterr().err
+    assert "delta must be" in err and len(err.strip().splitlines()) == 1
+    assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4"]) == 2
