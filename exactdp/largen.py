@@ -404,8 +404,8 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
     heavy mass left unexpanded per node and the quadrature error;
     ``resolution`` the smoothing half-width ``a`` (default ``tol``-driven).
 
-    >>> r = split_sums(Mechanism(40, "0.351"), 10**7, Fraction(7), outlier=True, tol=1e-8)
-    >>> r.p_above.lower > 0, r.p_above.relative_width() < 1e-2
+    >>> r = split_sums(Mechanism(40, "0.351"), 10**7, Fraction(15, 2), outlier=True, tol=1e-8)
+    >>> r.p_above.lower > 0, r.p_above.relative_width() < 1e-3
     (True, True)
     """
     if outlier and excess:
@@ -467,22 +467,25 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                 cache[key] = (law, U1, T, aa, sg)
             return cache[key]
 
-        def light_eval(n, with_outlier, sl: arb, want_ex: bool):
+        def light_eval(n, with_outlier, sl: arb, want_ex: bool, P):
             """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) for S_L vs sl."""
+            pm = float(P.upper())
             law, U1, (T1, T2), a, sg = light_law(n, with_outlier)
             ex_gauss = arb(sg) / (2 * arb.pi()).sqrt()
             slf = float(sl)
             z = (slf - law.meanf) / law.sdf
             if z > 3:
                 s_use = math.nextafter(math.nextafter(float(sl.lower()), -math.inf), -math.inf)
-                P, E = law.chernoff(s_use, True)
-                if E is not None and float(P.upper()) < tol * 1e-3:
+                Q, E = law.chernoff(s_use, True)
+                if E is not None and float(Q.upper()) * pm < tol * 1e-2:
+                    P = Q
                     Pu, Eu = _up(P), _up(E)
                     return (arb(0), Pu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
             if z < -3:
                 s_use = math.nextafter(math.nextafter(float(sl.upper()), math.inf), math.inf)
-                P, E = law.chernoff(s_use, False)
-                if E is not None and float(P.upper()) < tol * 1e-3:
+                Q, E = law.chernoff(s_use, False)
+                if E is not None and float(Q.upper()) * pm < tol * 1e-2:
+                    P = Q
                     Pu, Eu = _up(P), _up(E)
                     return (1 - Pu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
             stats["integrals"] += 2
@@ -510,11 +513,12 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
             runw += pi0[l] * w[l]
             cum[l] = (run, runw / run)
 
-        def rest_chernoff(top, n_rem, light_outlier, sl):
+        def rest_chernoff(top, n_rem, light_outlier, sl, P):
             """Decide a node by the Chernoff bound of everything not yet fixed
             (``n_rem`` null users over the categories ``<= top``, plus the changed
             user when it is light): ``(lo, hi)`` enclosing ``P[rest > sl]`` when one
             side has probability below ``tol * 1e-3``, else ``None``."""
+            pm = float(P.upper())
             cats = list(range(top + 1))
             tot = cum[top][0]
             facs = [([pi0[l] / tot for l in cats], n_rem)]
@@ -525,13 +529,13 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
             if z > 3:
                 s_use = math.nextafter(math.nextafter(float(sl.lower()), -math.inf), -math.inf)
                 B, E = law.chernoff(s_use, True)
-                if E is not None and float(B.upper()) < tol * 1e-3:
+                if E is not None and float(B.upper()) * pm < tol * 1e-2:
                     Bu, Eu = _up(B), _up(E)
                     return (arb(0), Bu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
             elif z < -3:
                 s_use = math.nextafter(math.nextafter(float(sl.upper()), math.inf), math.inf)
                 B, E = law.chernoff(s_use, False)
-                if E is not None and float(B.upper()) < tol * 1e-3:
+                if E is not None and float(B.upper()) * pm < tol * 1e-2:
                     Bu, Eu = _up(B), _up(E)
                     return (1 - Bu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
             return None
@@ -559,7 +563,7 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                     acc_ea.add(P, H + rest - s_arb, H + rest - s_arb)
                 return
             if level_idx < len(heavy):
-                r = rest_chernoff(heavy[level_idx], n_rem, light_outlier, s_arb - H)
+                r = rest_chernoff(heavy[level_idx], n_rem, light_outlier, s_arb - H, P)
                 if r is not None:
                     acc_a.add(P, r[0], r[1])
                     acc_b.add(P, 1 - r[1], 1 - r[0])
@@ -568,7 +572,7 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                         acc_eb.add(P, r[4], r[5])
                     return
             if level_idx == len(heavy):
-                r = light_eval(n_rem, light_outlier, s_arb - H, excess)
+                r = light_eval(n_rem, light_outlier, s_arb - H, excess, P)
                 acc_a.add(P, r[0], r[1])
                 acc_b.add(P, 1 - r[1], 1 - r[0])
                 if excess:

@@ -200,8 +200,12 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     tgt = float(target)
     fast_tol = min(1e-16, max(tgt * 1e-6, 1e-300))
 
+    # beyond the tree's capacity the Fourier strategy answers; its cost grows with the
+    # digits asked, and a bracket of a few digits decides each comparison
+    cap = 3 if dist.choose_method() == "fourier" else 300
+
     def g_exact(lam: Fraction, dg: int) -> Interval:
-        return q_fun(lam=lam, digits=min(dg, 300), progress=progress, max_seconds=max_seconds)
+        return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
 
     def g_fast(lam: float) -> float:
         lam_q = Fraction(lam)
@@ -210,7 +214,7 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
         return _fast_value(dist, name, lam_q, fast_tol)
 
     # eps = 0 already enough?
-    g1 = g_exact(Fraction(1), digits + 2)
+    g1 = g_exact(Fraction(1), 1 if cap == 3 else digits + 2)
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
