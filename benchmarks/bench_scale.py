@@ -12,10 +12,12 @@ import json
 import multiprocessing as mp
 import time
 
-CASES = [  # (N, L, q, eps, digits)
+CASES = [  # (N, L, q, eps, digits); the L = 5 and 8 eps are about 3 sd of R above 1
     (10**7, 40, "0.30", 2, 3), (10**7, 40, "0.351", 2, 4), (10**7, 40, "0.40", 2, 3),
-    (10**9, 64, "0.35", 2, 3), (10**6, 16, "1/4", 2, 3), (10**6, 8, "1/5", 2, 3),
-    (10**5, 5, "0.2446", 1, 3), (10**6, 5, "0.2446", 1, 3), (10**9, 5, "0.2446", 1, 3),
+    (10**9, 64, "0.35", 2, 3), (10**6, 16, "1/4", 2, 3), (10**6, 8, "1/5", "0.3", 3),
+    (10**6, 8, "0.2446", "0.15", 3),
+    (10**5, 5, "0.2446", "0.08", 3), (10**6, 5, "0.2446", "0.025", 3),
+    (10**7, 5, "0.2446", "0.008", 3), (10**9, 5, "0.2446", "0.0008", 3),
 ]
 
 
@@ -40,7 +42,8 @@ def mc(case, samples, seed=1):
     from exactdp.mechanism import Mechanism
     N, L, q, eps, _ = case
     r = Mechanism(L, q).sample_ratio(N, samples, rng=seed)
-    p = float((r > np.exp(float(eps))).mean())
+    from fractions import Fraction
+    p = float((r > np.exp(float(Fraction(eps)))).mean())
     return p, (p * (1 - p) / samples) ** 0.5
 
 

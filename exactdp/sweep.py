@@ -204,6 +204,16 @@ def _calibrate(p: dict) -> dict:
             "result": rec}
 
 
+def _guarantee(p: dict) -> dict:
+    from .guarantee import guarantee
+    digits = domains.DIGITS.parse(p["digits"])
+    g = guarantee(p["N"], p["L"], p["q"], delta=p.get("delta"), eps=p.get("eps"), digits=digits,
+                  max_seconds=_max_seconds(p))
+    rec = g.to_dict(digits + 2)
+    return {"lower": rec["lower"], "upper": rec["upper"], "value": g.upper_bound,
+            "method": "certified", "result": rec}
+
+
 def _spec(p: dict, name: str):
     return None if p.get(name) is None else str(p[name])
 
@@ -256,6 +266,9 @@ _CALIBRATE = dict({k: v for k, v in _POINT.items() if k != "q"},
                   digits=_num(domains.DIGITS, 6), eta=_TARGET, delta=_TARGET,
                   method=_choice(("exact", "sigma3", "maurer", "local"), "exact"),
                   grid=_num(domains.BINS, 64))
+_GUARANTEE = {"N": _num(domains.N), "L": _num(domains.L), "q": _num(domains.Q),
+              "delta": _TARGET, "eps": _num(domains.EPS), "digits": _num(domains.DIGITS, 6),
+              "max_seconds": _MAXS}
 _SPEC = Param("spec")
 _CONJECTURE = {"conjecture": _SPEC, "variant": Param("spec"),
                "N": _SPEC, "L": _SPEC, "q": _SPEC, "lam": _SPEC, "eps": _SPEC,
@@ -272,6 +285,8 @@ QUANTITIES: dict[str, Quantity] = {
                         help="smallest eps meeting a delta or eta target (as exactdp epsilon)"),
     "calibrate": Quantity(_calibrate, _CALIBRATE, ("N", "L"), (("lam", "eps"), ("eta", "delta")),
                           help="noise q meeting a target (as exactdp calibrate)"),
+    "guarantee": Quantity(_guarantee, _GUARANTEE, ("N", "L", "q"), (("delta", "eps"),),
+                          help="certified bracket on eps(delta) over every pair (as exactdp guarantee)"),
     "conjecture": Quantity(_conjecture, _CONJECTURE, ("conjecture", "N", "L", "q"),
                            (), _check_conjecture,
                            help="a conjecture check (as exactdp conjecture NAME)"),

@@ -179,6 +179,12 @@ def test_registry_quantities_evaluate_like_the_api():
     from exactdp.conjectures import check
     assert e["status"] == "ok" and e["result"]["holds"] == check("l1-claim", N="2..3", L="1",
                                                                  q="1/4")["holds"]
+    from exactdp.guarantee import guarantee
+    e = S.evaluate_point("guarantee", S.parse_grid(
+        {"quantity": "guarantee", "N": 40, "L": 1, "q": "1/4", "delta": "1e-3"}).points[0].api)
+    g = guarantee(40, 1, "1/4", delta="1e-3", digits=6).to_dict(8)
+    assert e["status"] == "ok" and (e["lower"], e["upper"]) == (g["lower"], g["upper"])
+    assert e["value"] == g["upper_bound"]
 
 
 # ----------------------------------------------------------------------------- store
