@@ -490,8 +490,10 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                     return (1 - Pu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
             stats["integrals"] += 2
             aa = arb(a)
-            Pp, Ap = law.fourier(sl - aa, sg, U1, eps_int, T1, T2)   # s - a
-            Pm, Am = law.fourier(sl + aa, sg, U1, eps_int, T1, T2)   # s + a
+            # quadrature tolerance: the node's share of the budget (its error is weighted by P)
+            eps_node = min(max(eps_int, tol * 1e-2 / max(pm, 1e-300)), 1e-3)
+            Pp, Ap = law.fourier(sl - aa, sg, U1, eps_node, T1, T2)   # s - a
+            Pm, Am = law.fourier(sl + aa, sg, U1, eps_node, T1, T2)   # s + a
             pa_lo = Pm - gtail
             pa_hi = Pp + gtail
             # E(V - x)+ = (mean - x + E|V - x|) / 2, decreasing in x
