@@ -36,7 +36,7 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from . import domains
-from .errors import CapacityError, ParameterError
+from .errors import CapacityError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
 from .kernel import Threshold, lam_threshold, tail_sums
 from .mechanism import Mechanism
@@ -309,8 +309,12 @@ class PrivacyRatio:
         fwd = self.direction == "forward"
         if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
             # forward: R = S under D_m; reverse: R = 1/S under D (strict and inclusive
-            # events share the enclosure)
-            return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
+            # events share the enclosure); an atomic light law falls back to the tree
+            try:
+                return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
+            except PrecisionError:
+                if method == "fourier":
+                    raise
         z_above = r_above if fwd else not r_above
         norm = self._norm
 
@@ -331,10 +335,13 @@ class PrivacyRatio:
 
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
         if method == "fast" and self.choose_method() == "fourier":
-            iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
-                             else "p_below", x, eps, 3)
-            return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
-                            "fast estimate (coarse Fourier enclosure)")
+            try:
+                iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
+                                 else "p_below", x, eps, 3)
+                return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
+                                "fast estimate (coarse Fourier enclosure)")
+            except PrecisionError:
+                pass        # the light law is too atomic to smooth: the float tree instead
         if method == "fast":
             thr = self._threshold(x, eps, 128)
             tol = FAST_TOL
@@ -370,8 +377,12 @@ class PrivacyRatio:
 
         if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
             # forward: E_D[(S - lam)+]; reverse: lam E_D[(1/lam - S)+]
-            iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
-            return iv.clip(0, 1) if fwd else _mul_pos(iv, _lam_interval(lam, eps)).clip(0, 1)
+            try:
+                iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
+                return iv.clip(0, 1) if fwd else _mul_pos(iv, _lam_interval(lam, eps)).clip(0, 1)
+            except PrecisionError:
+                if method == "fourier":
+                    raise
 
         def quantity(ts, fast):
             if fast:

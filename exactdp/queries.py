@@ -227,10 +227,14 @@ def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
     """Fast estimate of delta or eta at rational lam with a given truncation."""
     pr = dist
     if pr.choose_method() == "fourier":
-        # beyond the tree: a coarse certified enclosure's midpoint (exactdp.largen)
-        if name == "eta":
-            return float(pr.eta(lam=lam, digits=2, method="fourier").mid)
-        return float(pr.delta(lam=lam, digits=2, method="fourier").mid)
+        # beyond the tree: a coarse certified enclosure's midpoint (exactdp.largen);
+        # a light law too atomic to smooth falls back to the float tree
+        try:
+            if name == "eta":
+                return float(pr.eta(lam=lam, digits=2, method="fourier").mid)
+            return float(pr.delta(lam=lam, digits=2, method="fourier").mid)
+        except PrecisionError:
+            pass
     thr = pr._threshold(lam, None, 128)
     f = pr._fast(thr, tol)
     fwd = pr.direction == "forward"
