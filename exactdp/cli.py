@@ -233,7 +233,8 @@ def _precheck(dist, direction, max_seconds=None, certified=True):
     """A-priori capacity estimate (no long work).  Certified queries beyond the
     tree's capacity go to the Fourier strategy (exactdp.largen) instead."""
     from .capacity import check_capacity
-    if certified and _strategy(dist) == "fourier":
+    one = dist.forward if hasattr(dist, "forward") else dist
+    if one.choose_method(fast=not certified) == "fourier":
         return
     check_capacity(dist.mechanism, dist.N, max_seconds=max_seconds, certified=certified)
 

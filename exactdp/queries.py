@@ -226,8 +226,8 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
 def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
     """Fast estimate of delta or eta at rational lam with a given truncation."""
     pr = dist
-    if pr.choose_method() == "fourier":
-        # beyond the tree: a coarse certified enclosure's midpoint (exactdp.largen);
+    if pr.choose_method(fast=True) == "fourier":
+        # beyond the float tree: a coarse certified enclosure's midpoint (exactdp.largen);
         # a light law too atomic to smooth falls back to the float tree
         try:
             if name == "eta":
