@@ -83,7 +83,7 @@ def test_grid_product_scalars_defaults_and_canonical_keys():
 
 
 @pytest.mark.parametrize("toml, needle", [
-    ('quantity = "guarantee"\nN = 2', "unknown quantity 'guarantee'"),
+    ('quantity = "profile"\nN = 2', "unknown quantity 'profile'"),
     ('N = 2', "missing 'quantity'"),
     ('quantity = "eta"\nN = 20\nL = 2\nq = "0.2"\nlam = 2\nfoo = 1', "unknown parameter 'foo'"),
     ('quantity = "eta"\nN = []\nL = 2\nq = "0.2"\nlam = 2', "N is an empty list"),
