@@ -136,6 +136,10 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     from .capacity import check_capacity
     from .mechanism import Mechanism
     check_capacity(Mechanism(L, Fraction(1, 4)), N)
+    if lam is not None and lam > 10**300:
+        raise ParameterError(f"lam must be at most 1e300 for calibrate, got {float(lam):.3g}"
+                             if lam < Fraction(10)**308 else
+                             "lam must be at most 1e300 for calibrate, got a larger value")
     lam_f = float(lam) if lam is not None else math.exp(float(eps))
 
     if method != "exact":

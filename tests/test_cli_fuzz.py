@@ -124,3 +124,12 @@ def test_closed_pipe_is_quiet():
                        timeout=120)
     assert r.returncode == 0 and r.stderr == "", r.stderr
 
+
+
+def test_calibrate_huge_lam_is_one_line_exit_2(capsys):
+    """Found by the fuzz test: calibrate with lam = 1e400 overflowed a float."""
+    from exactdp.cli import main
+    rc = main(["calibrate", "-N", "3", "-L", "2", "--eta", "0.3", "--grid", "4",
+               "--lam", "1e400", "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "lam must be" in err
