@@ -472,22 +472,9 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
             pm = float(P.upper())
             law, U1, (T1, T2), a, sg = light_law(n, with_outlier)
             ex_gauss = arb(sg) / (2 * arb.pi()).sqrt()
-            slf = float(sl)
-            z = (slf - law.meanf) / law.sdf
-            if z > 3:
-                s_use = math.nextafter(math.nextafter(float(sl.lower()), -math.inf), -math.inf)
-                Q, E = law.chernoff(s_use, True)
-                if E is not None and float(Q.upper()) * pm < tol * 1e-2:
-                    P = Q
-                    Pu, Eu = _up(P), _up(E)
-                    return (arb(0), Pu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
-            if z < -3:
-                s_use = math.nextafter(math.nextafter(float(sl.upper()), math.inf), math.inf)
-                Q, E = law.chernoff(s_use, False)
-                if E is not None and float(Q.upper()) * pm < tol * 1e-2:
-                    P = Q
-                    Pu, Eu = _up(P), _up(E)
-                    return (1 - Pu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
+            r = chernoff_decide(law, sl, pm)
+            if r is not None:
+                return r
             stats["integrals"] += 2
             aa = arb(a)
             # quadrature tolerance: the node's share of the budget (its error is weighted by P)
@@ -527,20 +514,25 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
             if light_outlier:
                 facs.append(([pi1[l] / p1l_tot if l in light_set else arb(0) for l in cats], 1))
             law = _Light([w[l] for l in cats], facs, prec)
+            return chernoff_decide(law, sl, pm)
+
+        def chernoff_decide(law, sl, pm):
+            """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) of ``law`` against
+            ``sl`` from its Chernoff bound, when the far side weighs below the node's
+            share ``tol / 100`` of the budget (``pm`` the node's mass), else ``None``."""
             z = (float(sl) - law.meanf) / law.sdf
-            if z > 3:
-                s_use = math.nextafter(math.nextafter(float(sl.lower()), -math.inf), -math.inf)
-                B, E = law.chernoff(s_use, True)
-                if E is not None and float(B.upper()) * pm < tol * 1e-2:
-                    Bu, Eu = _up(B), _up(E)
-                    return (arb(0), Bu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
-            elif z < -3:
-                s_use = math.nextafter(math.nextafter(float(sl.upper()), math.inf), math.inf)
-                B, E = law.chernoff(s_use, False)
-                if E is not None and float(B.upper()) * pm < tol * 1e-2:
-                    Bu, Eu = _up(B), _up(E)
-                    return (1 - Bu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
-            return None
+            if abs(z) <= 3:
+                return None
+            above = z > 3
+            end = float(sl.lower()) if above else float(sl.upper())
+            d = -math.inf if above else math.inf
+            B, E = law.chernoff(math.nextafter(math.nextafter(end, d), d), above)
+            if E is None or float(B.upper()) * pm >= tol * 1e-2:
+                return None
+            Bu, Eu = _up(B), _up(E)
+            if above:
+                return (arb(0), Bu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
+            return (1 - Bu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
 
         light_set = set(light)
 
