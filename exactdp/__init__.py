@@ -18,6 +18,8 @@ __version__ = "0.1.0"
 # public name -> submodule defining it (imported on first attribute access)
 _LAZY = {
     "from_randomized_response": "distribution",
+    "from_pair": "distribution",
+    "Pair": "pair",
     "PrivacyRatio": "distribution",
     "WorstCase": "distribution",
     "Estimate": "distribution",
@@ -30,7 +32,7 @@ _LAZY = {
     "PrecisionError": "errors",
 }
 
-__all__ = ["from_randomized_response", "PrivacyRatio", "WorstCase", "Estimate", "Interval",
+__all__ = ["from_randomized_response", "from_pair", "Pair", "PrivacyRatio", "WorstCase", "Estimate", "Interval",
            "Mechanism", "ExactdpError", "ParameterError", "InexactInputError",
            "CapacityError", "PrecisionError"]
 

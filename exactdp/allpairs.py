@@ -38,6 +38,7 @@ from flint import arb, ctx, fmpz_poly
 from . import domains
 from .errors import CapacityError
 from .interval import Interval, arb_to_interval
+from .lam import exp_interval
 
 __all__ = ["MAX_N", "worst_delta", "deltas_by_m", "certify_epsilon", "epsilon_all_pairs"]
 
@@ -95,8 +96,7 @@ def worst_delta(N, q, lam):
 
 
 def _exp_ball(x: Fraction, prec: int = 256) -> Interval:
-    with ctx.workprec(prec):
-        return arb_to_interval((arb(x.numerator) / x.denominator).exp())
+    return exp_interval(x, prec)
 
 
 def _log_ball(x: Fraction, prec: int = 256) -> Interval:

@@ -273,11 +273,9 @@ def _cmd_epsilon(args) -> int:
 
 
 def _lam_dict(eps_iv, digits):
-    from flint import arb, ctx, fmpq
-    from .interval import Interval, arb_to_interval
-    with ctx.workprec(200):
-        lo = arb_to_interval(arb(fmpq(eps_iv.lower.numerator, eps_iv.lower.denominator)).exp())
-        hi = arb_to_interval(arb(fmpq(eps_iv.upper.numerator, eps_iv.upper.denominator)).exp())
+    from .interval import Interval
+    from .lam import exp_interval
+    lo, hi = exp_interval(eps_iv.lower, 200), exp_interval(eps_iv.upper, 200)
     return Interval(lo.lower, hi.upper).to_dict(digits)
 
 

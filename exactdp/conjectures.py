@@ -277,7 +277,7 @@ def _family_pairs(N, L, k, *, family, max_weight=None, homogeneous_d=False):
                 yield Pair.homogeneous(N, L, 0, 0, (1 << d) - 1, k)
             return
         for P in PR.enumerate_pairs(N, L, max_weight=max_weight, homogeneous_base=True, k=k):
-            z = next((t for t, m in enumerate(P.base) if m), P.x)
+            z = P.base[0][0] if P.base else P.x
             if P.x == z:
                 yield P
         return

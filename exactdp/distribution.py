@@ -38,10 +38,13 @@ from flint import arb, ctx, fmpq
 from . import domains
 from .errors import CapacityError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
+from .lam import exp_ball, lam_interval, parse_lam_eps
 from .kernel import Threshold, lam_threshold, tail_sums
 from .mechanism import Mechanism
+from .pair import Pair, canonical_pair
 
-__all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", "FAST_TOL"]
+__all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", "from_pair",
+           "FAST_TOL"]
 
 #: subtree mass below which fast mode does not expand (its mass enters the error bound)
 FAST_TOL = 1e-14
@@ -120,35 +123,32 @@ def _div_pos(a: Interval, b: Interval) -> Interval:
     return Interval(a.lower / b.upper, a.upper / b.lower)
 
 
-def _lam_spec(lam, eps):
-    """Validate (lam xor eps) and return (lam Fraction or None, eps Fraction or None)."""
-    if (lam is None) == (eps is None):
-        raise ParameterError("give exactly one of lam (lambda = e^eps >= 1) or eps (>= 0)")
-    if lam is not None:
-        return domains.LAM.parse(lam), None
-    return None, domains.EPS.parse(eps)
-
-
-def _lam_interval(lam, eps, prec=256) -> Interval:
-    if lam is not None:
-        return Interval.exact(lam)
-    with ctx.workprec(prec):
-        return arb_to_interval(arb(fmpq(eps.numerator, eps.denominator)).exp())
-
-
 @dataclass(frozen=True)
 class PrivacyRatio:
-    """Law of R for the canonical pair in one direction (see module doc)."""
+    """Law of R for a neighbouring pair (see module doc).
+
+    ``direction`` is ``"forward"`` (000's pair), ``"reverse"`` (its reverse) --
+    both with the tree and Fourier strategies of any size -- or ``"pair"``: the
+    general :class:`~exactdp.pair.Pair` in ``pair``, whose queries go through the
+    strategies of :mod:`exactdp.methods`.  Build it with :func:`from_pair` or
+    :func:`from_randomized_response`.
+    """
 
     N: int
     mechanism: Mechanism
     direction: str = "forward"
+    pair: Pair | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "N", domains.N.parse(self.N))
-        if self.direction not in ("forward", "reverse"):
+        if self.direction not in ("forward", "reverse", "pair"):
             raise ParameterError(f"direction must be forward or reverse, got {self.direction!r}")
+        if self.pair is None:
+            if self.direction == "pair":
+                raise ParameterError("direction 'pair' needs the pair")
+            P = canonical_pair(self.N, self.mechanism.L)
+            object.__setattr__(self, "pair", P if self.direction == "forward" else P.reverse())
 
     @property
     def L(self) -> int:
@@ -244,6 +244,9 @@ class PrivacyRatio:
         >>> from_randomized_response(10**7, 40, "0.351").choose_method()
         'fourier'
         """
+        if self.direction == "pair":
+            from .methods import supported
+            return (supported(self.pair) or ("none",))[0]
         from .capacity import MAX_NODES, estimate_nodes
         # the float tree (``fast``) is ~30x cheaper per node: it keeps the tree 1000x longer
         limit = MAX_NODES * (1000 if fast else 1)
@@ -264,7 +267,7 @@ class PrivacyRatio:
             if x is not None:
                 s = arb(fmpq(x.numerator, x.denominator))
             else:
-                s = arb(fmpq(eps.numerator, eps.denominator)).exp()
+                s = exp_ball(eps)
             if not fwd:
                 s = 1 / s
         outlier = fwd and not excess
@@ -302,6 +305,8 @@ class PrivacyRatio:
         so R above x means Z below the threshold."""
         x, eps = self._x_or_eps(x, eps)
         digits = domains.DIGITS.parse(digits)
+        if self.direction == "pair":
+            return self._pair_side(x, eps, r_above, inclusive, digits, method)
         if x is not None and x <= 0:
             v = 1 if r_above else 0
             return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
@@ -335,6 +340,33 @@ class PrivacyRatio:
         return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
                            progress, max_seconds)
 
+    def _pair_side(self, x, eps, r_above, inclusive, digits, method):
+        """sf/cdf of a general pair through :mod:`exactdp.methods` (``x >= 1``; any
+        ``x`` when the law is enumerable); ``fast`` is a coarse certified enclosure."""
+        from .methods import eta as pair_eta
+        fast = method == "fast"
+        meth = "auto" if method in ("exact", "fast") else method
+        if x is not None and x < 1:
+            law = self._pair_law()
+            v = sum((w for r, w in law.items() if r > x or (inclusive and r == x)), Fraction(0))
+            iv = Interval.exact(v)
+        else:
+            iv = pair_eta(self.pair, self.q, x, eps, inclusive=inclusive if r_above else not inclusive,
+                          digits=3 if fast else digits, method=meth)
+        if not r_above:
+            iv = Interval(1 - iv.upper, 1 - iv.lower)
+        if fast:
+            return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12) + 1e-300,
+                            "fast estimate (coarse certified enclosure)")
+        return iv
+
+    def _pair_law(self) -> dict:
+        """Exact law ``{R: P}`` of a general pair (coarse enumeration, capacity-checked)."""
+        if "law" not in self._cache:
+            from .pairs import law_of_R
+            self._cache["law"] = law_of_R(self.pair, self.q)
+        return self._cache["law"]
+
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
         if method == "fast" and self.choose_method(fast=True) == "fourier":
             try:
@@ -363,25 +395,33 @@ class PrivacyRatio:
     def eta(self, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
             method: str = "exact", progress=None, max_seconds=None):
         """eta = ``P[R > lam]`` (``inclusive``: ``>=``) with ``lam = e^eps`` (000 (1.7))."""
-        lam, eps = _lam_spec(lam, eps)
+        lam, eps = parse_lam_eps(lam, eps)
         return self.sf(lam, eps=eps, inclusive=inclusive, digits=digits, method=method,
                        progress=progress, max_seconds=max_seconds)
 
     def delta(self, lam=None, eps=None, *, digits: int = 20, method: str = "exact",
               progress=None, max_seconds=None):
         """delta = ``E[(1 - lam/R)+]`` under the sampling law = ``sum_S (P(S) - lam P'(S))+``."""
-        lam, eps = _lam_spec(lam, eps)
+        lam, eps = parse_lam_eps(lam, eps)
         digits = domains.DIGITS.parse(digits)
+        if self.direction == "pair":
+            from .methods import delta as pair_delta
+            iv = pair_delta(self.pair, self.q, lam, eps, digits=3 if method == "fast" else digits,
+                            method="auto" if method in ("exact", "fast") else method)
+            if method == "fast":
+                return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12) + 1e-300,
+                                "fast estimate (coarse certified enclosure)")
+            return iv
         fwd = self.direction == "forward"
         norm = self._norm
-        lam_iv = _lam_interval(lam, eps)
+        lam_iv = lam_interval(lam, eps)
         scale = self.mechanism.scale
 
         if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
             # forward: E_D[(S - lam)+]; reverse: lam E_D[(1/lam - S)+]
             try:
                 iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
-                return iv.clip(0, 1) if fwd else _mul_pos(iv, _lam_interval(lam, eps)).clip(0, 1)
+                return iv.clip(0, 1) if fwd else _mul_pos(iv, lam_interval(lam, eps)).clip(0, 1)
             except PrecisionError:
                 if method == "fourier":
                     raise
@@ -424,14 +464,20 @@ class PrivacyRatio:
     def mean(self, *, digits: int = 20):
         """``E R``.  Forward: the exact Fraction ``E X / N`` (000 §3.1).  Reverse
         (``R = N/X``, no closed form): a certified Interval from
-        :func:`exactdp.inverse_moments.inverse_moments`."""
+        :func:`exactdp.inverse_moments.inverse_moments`.  A general pair: the exact
+        Fraction from its enumerated law."""
+        if self.direction == "pair":
+            return sum((r * w for r, w in self._pair_law().items()), Fraction(0))
         if self.direction == "forward":
             return self._moments_X()[0] / self.N
         return self._reverse_moments(digits)[0]
 
     def var(self, *, digits: int = 20):
         """``Var R``.  Forward: the exact Fraction ``Var X / N^2`` (000 §3.1);
-        reverse: a certified Interval."""
+        reverse: a certified Interval; a general pair: exact from its law."""
+        if self.direction == "pair":
+            m = self.mean()
+            return sum((w * (r - m) ** 2 for r, w in self._pair_law().items()), Fraction(0))
         if self.direction == "forward":
             return self._moments_X()[1] / self.N**2
         return self._reverse_moments(digits)[1]
@@ -538,14 +584,54 @@ class WorstCase:
         return to_dp_accounting(self, **kw)
 
 
+def _of_pair(P: Pair, q) -> PrivacyRatio:
+    """The distribution of R for ``P``: 000's pair and its reverse (up to bit flips and
+    constant columns, :meth:`~exactdp.pair.Pair.canonical_form`) get the canonical
+    strategies, every other pair the general ones."""
+    form = P.canonical_form()
+    if form is not None:
+        direction, N, L_eff = form
+        return PrivacyRatio(N, Mechanism(L_eff, q), direction)
+    return PrivacyRatio(P.N, Mechanism(P.L, q), "pair", P)
+
+
+def from_pair(D, D_m=None, *, q, direction: str = "forward"):
+    """Law of R for the neighbouring pair ``(D, D_m)``: ``R = P(S|D_m)/P(S|D)``,
+    ``S ~ A(D_m)`` (000 (1.6)-(1.7)).
+
+    ``D`` and ``D_m`` are mappings from bit strings (bit 0 first) to counts, e.g.
+    ``{"00000": 999, "10000": 1}``, or sequences of vectors; ``D`` may also be a
+    :class:`~exactdp.pair.Pair` (then ``D_m`` is omitted).  ``direction="reverse"``
+    swaps ``D`` and ``D_m``; ``"worst"`` takes the larger of the two per query.
+    Returns the same type as :func:`from_randomized_response`.
+
+    >>> a = from_pair({"000": 2}, {"000": 1, "111": 1}, q="1/3")
+    >>> a == from_randomized_response(2, 3, "1/3")
+    True
+    >>> b = from_pair({"00": 3, "01": 1}, {"00": 3, "11": 1}, q="1/4")
+    >>> b.direction, b.eta(lam=2)
+    ('pair', Interval[12329/32768, 12329/32768])
+    """
+    if isinstance(D, Pair):
+        if D_m is not None:
+            raise ParameterError("give D_m only with D as a mapping, not with a Pair")
+        P = D
+    else:
+        if D_m is None:
+            raise ParameterError("D_m is required (the neighbouring collection)")
+        P = Pair.from_mapping(D, D_m)
+    direction = domains.parse_direction(direction)
+    if direction == "worst":
+        return WorstCase(_of_pair(P, q), _of_pair(P.reverse(), q))
+    return _of_pair(P if direction == "forward" else P.reverse(), q)
+
+
 def from_randomized_response(N, L, q, direction: str = "forward"):
-    """Law of R for N users, L bits, flip probability q (exact), in a direction.
+    """Law of R for N users, L bits, flip probability q (exact), in a direction:
+    :func:`from_pair` on 000's pair ``D* = 0^N``, ``D_m* = 0^(N-1) + 1^L`` (000 §1.3).
 
     ``direction`` is ``"forward"``, ``"reverse"`` or ``"worst"``.  Mirrors
     dp_accounting's ``from_randomized_response`` factory.
     """
-    direction = domains.parse_direction(direction)
-    mech = Mechanism(L, q)
-    if direction == "worst":
-        return WorstCase(PrivacyRatio(N, mech, "forward"), PrivacyRatio(N, mech, "reverse"))
-    return PrivacyRatio(N, mech, direction)
+    Mechanism(L, q)                        # validates L and q before N, as always
+    return from_pair(canonical_pair(N, L), q=q, direction=direction)

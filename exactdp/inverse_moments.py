@@ -25,7 +25,7 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from .interval import Interval, arb_to_interval
-from .kernel import BinomialRows, _level_data, _pos
+from .kernel import BinomialRows, level_data, positive_part
 
 __all__ = ["inverse_moments"]
 
@@ -71,7 +71,7 @@ def inverse_moments(mech, n: int, *, prec: int = 192, tol: float = 1e-40, K: int
         raise ValueError("K must be even")
     L = mech.L
     W = mech.weights
-    theta, mu_l = _level_data(mech)
+    theta, mu_l = level_data(mech)
     pi = mech.pi0
     with ctx.workprec(prec):
         rows = [None] + [BinomialRows(theta[l], prec, tol * 1e-6) for l in range(1, L + 1)]

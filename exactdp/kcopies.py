@@ -56,7 +56,8 @@ from . import domains
 from .errors import CapacityError, ParameterError
 from .interval import Interval, arb_to_interval
 from .kernel import BinomialRows, lam_threshold
-from .pairs import Pair, weight
+from .lam import parse_lam_eps
+from .pair import Pair, weight
 
 __all__ = ["KCopies", "kcopies", "kcopies_eta", "MAX_TILTS"]
 
@@ -86,7 +87,7 @@ def kcopies(P: Pair) -> KCopies | None:
     >>> kcopies(Pair.homogeneous(10, 5, 0, 7, 0, k=2)).forward
     False
     """
-    types = [t for t, m in enumerate(P.base) if m]
+    types = [t for t, _ in P.base]
     if len(types) > 1 or P.x == P.x_m:
         return None
     if not types:                       # N = 1: the base is empty; either vector serves as z
@@ -301,10 +302,7 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
         raise ParameterError("kcopies_eta needs a homogeneous base with x = z or x_m = z "
                              f"(got {P.describe()})")
     q = Fraction(domains.Q.parse(q))
-    if (lam is None) == (eps is None):
-        raise ParameterError("give exactly one of lam and eps")
-    lam = Fraction(domains.LAM.parse(lam)) if lam is not None else None
-    eps = Fraction(domains.EPS.parse(eps)) if eps is not None else None
+    lam, eps = parse_lam_eps(lam, eps)
     if not 0 < tol < 1:
         raise ParameterError(f"tol must lie in (0, 1), got {tol}")
     N, k, d = red.N, red.k, red.d

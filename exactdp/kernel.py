@@ -39,6 +39,7 @@ from flint import arb, ctx, fmpq
 
 from .errors import CapacityError, PrecisionError
 from .interval import Interval, arb_to_interval
+from .lam import exp_ball
 from .mechanism import Mechanism
 
 __all__ = ["Threshold", "TailSums", "tail_sums", "Block", "Mixture", "block_tail_sums", "BinomialRows",
@@ -113,11 +114,10 @@ def lam_threshold(factor: Fraction, lam=None, eps=None, invert: bool = False, pr
     if eps == 0:
         return Threshold.from_fraction(factor, prec)
     f = fmpq(factor.numerator, factor.denominator)
-    e = fmpq(eps.numerator, eps.denominator)
 
     def make(p):
         with ctx.workprec(p):
-            lamb = arb(e).exp()
+            lamb = exp_ball(eps)
             return arb(f) / lamb if invert else arb(f) * lamb
 
     return Threshold.from_ball(make, prec)
@@ -403,7 +403,7 @@ def _zero_to(b):
     return arb(0).union(u)
 
 
-def _pos(x):
+def positive_part(x):
     """A ball enclosing ``max(x, 0)`` for every point of ``x``."""
     if x > 0:
         return x
@@ -427,7 +427,7 @@ def _take_split(P, up, lo, up_P, up_X, lo_P, lo_X):
 def _drop(dm, zlo, zhi, tb_, d_P, d_E, d_up, d_lo):
     """Account for mass ``dm`` not expanded whose Z lies in ``[zlo, zhi]``:
     its mass, a bound on its mean and on its excess above / below ``tb_``."""
-    return d_P + dm, d_E + dm * zhi, d_up + dm * _pos(zhi - tb_), d_lo + dm * _pos(tb_ - zlo)
+    return d_P + dm, d_E + dm * zhi, d_up + dm * positive_part(zhi - tb_), d_lo + dm * positive_part(tb_ - zlo)
 
 
 # --------------------------------------------------------------------------- accumulators
@@ -509,7 +509,7 @@ def _cond_data(pi, values):
     return theta, mu
 
 
-def _level_data(mech):
+def level_data(mech):
     """theta_l and the conditional mean mu_l of a weight, categories 0..l (exact)."""
     return _cond_data(mech.pi0, mech.weights)
 
@@ -602,7 +602,7 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     W = tuple(mech.weights)
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
-    theta, mu = _level_data(mech)
+    theta, mu = level_data(mech)
     mn = [min(W[: l + 1]) for l in range(L + 1)]      # range of one free user, categories 0..l
     mx = [max(W[: l + 1]) for l in range(L + 1)]
     P_, Q_ = tau.num, tau.den
@@ -692,9 +692,9 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
                     d_P += cm
                     d_E += cm * ez
                     zmax = arb(czs + (m - t) * mx1)
-                    up_b = _pos(zmax - tb_)
+                    up_b = positive_part(zmax - tb_)
                     d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
-                    d_lo += cm * _pos(tb_ - arb(czs + (m - t) * mn1))
+                    d_lo += cm * positive_part(tb_ - arb(czs + (m - t) * mn1))
                 else:
                     stack.append((l - 1, m - t, czs, cm))
         res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
@@ -950,9 +950,9 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
                     d_P += cm
                     d_E += cm * ez
                     zmax = arb(o_hi + x * whi + (m - x) * mx1)
-                    up_b = _pos(zmax - tb_)
+                    up_b = positive_part(zmax - tb_)
                     d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
-                    d_lo += cm * _pos(tb_ - arb(o_lo + x * wlo + (m - x) * mn1))
+                    d_lo += cm * positive_part(tb_ - arb(o_lo + x * wlo + (m - x) * mn1))
                     continue
                 if sel:
                     cl = list(ms)

@@ -47,7 +47,7 @@ from . import domains
 from .errors import ParameterError
 from .interval import Interval
 from .lattice import Group, chernoff_upper, lattice_tail
-from .pairs import Pair, bits_of
+from .pair import Pair, bits_of
 
 __all__ = ["one_minority", "minority_eta", "MINORITY_METHODS"]
 
@@ -57,7 +57,7 @@ MINORITY_METHODS = ("lattice", "chernoff")
 def one_minority(P: Pair):
     """``(z, y)`` if ``P``'s base is ``z^(N-2) + y`` with ``y != z`` (``N >= 3``),
     else ``None``."""
-    types = [(t, m) for t, m in enumerate(P.base) if m]
+    types = list(P.base)
     if len(types) != 2 or P.k != 1:
         return None
     (t0, m0), (t1, m1) = types

@@ -37,8 +37,9 @@ Symmetry reductions (proved in ``proofs/symmetry_reductions.py``):
   their sizes (:class:`HomogeneousPair`).  A user's weight is
   ``u(j + k) + v(i + k)`` with independent binomial counts ``i, j, k`` in
   ``B, C, E``, so mixed pairs are summed over independent blocks
-  (:func:`exactdp.kernel.block_tail_sums`, :func:`_split_blocks`).
+  (:func:`exactdp.kernel.block_tail_sums`, :func:`split_blocks`).
 
+>>> from exactdp import bruteforce
 >>> P = Pair.from_collections([(0, 0), (0, 0)], [(0, 0), (1, 1)])
 >>> law = law_of_R(P, "1/3")
 >>> law == dict(bruteforce.law_of_R(*P.collections(), "1/3"))
@@ -57,15 +58,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Iterator
+from typing import Iterator
 
-from flint import arb, ctx, fmpq, fmpz_poly
+from flint import fmpz_poly
 
-from . import bruteforce, domains
-from .errors import CapacityError, ParameterError, PrecisionError
-from .interval import Interval, arb_to_interval
+from . import domains
+from .errors import CapacityError, ParameterError
+from .interval import Interval
 from .kernel import Block, Mixture, Threshold, block_tail_sums, tail_sums
 from .lattice import Group, chernoff_upper, lattice_tail
+from .lam import exp_interval, gt_exp, parse_lam_eps
+from .pair import Pair, bits_of, canonical_pair, reverse_canonical_pair, type_of, weight
 
 __all__ = [
     "Pair", "HomogeneousPair", "Reduced", "reduce_pair", "canonical_key", "enumerate_pairs",
@@ -75,156 +78,6 @@ __all__ = [
 
 #: Largest number of coarse-type histograms the exact enumeration visits.
 MAX_COARSE_HISTOGRAMS = 400_000
-
-
-# ----------------------------------------------------------------------------- vectors
-def bits_of(t: int, L: int) -> tuple[int, ...]:
-    """Bit vector of type ``t`` (000 §1.3 order: bit j is ``(t >> j) & 1``)."""
-    return tuple((t >> j) & 1 for j in range(L))
-
-
-def type_of(v: Iterable[int]) -> int:
-    return bruteforce.type_index(v)
-
-
-def weight(t: int) -> int:
-    """Number of set bits of type ``t``."""
-    return bin(t).count("1")
-
-
-# ----------------------------------------------------------------------------- pairs
-@dataclass(frozen=True)
-class Pair:
-    """A neighbouring pair ``D = base + {x}``, ``D_m = base + {x_m}`` of L-bit vectors.
-
-    ``base`` holds multiplicities over the ``2^L`` vector types (000 §1.3 order);
-    ``k`` is the number of randomizations per user (1: the plain mechanism).
-    """
-
-    L: int
-    base: tuple
-    x: int
-    x_m: int
-    k: int = 1
-
-    def __post_init__(self):
-        L = domains.L.parse(self.L)
-        if len(self.base) != 1 << L:
-            raise ParameterError(f"base must have 2^L = {1 << L} counts, got {len(self.base)}")
-        if any((not isinstance(c, int)) or c < 0 for c in self.base):
-            raise ParameterError("base counts must be nonnegative integers")
-        for t in (self.x, self.x_m):
-            if not 0 <= t < 1 << L:
-                raise ParameterError(f"vector type {t} outside [0, 2^L) for L={L}")
-        domains.K.parse(self.k)
-        domains.N.parse(self.N)
-
-    @property
-    def N(self) -> int:
-        return sum(self.base) + 1
-
-    # constructors
-    @classmethod
-    def from_collections(cls, D, D_m, L: int | None = None, k: int = 1) -> "Pair":
-        """From two explicit collections (lists of bit tuples or type-count mappings)."""
-        L1, c = bruteforce.collection_counts(D, L)
-        _, cm = bruteforce.collection_counts(D_m, L1)
-        if sum(c) != sum(cm):
-            raise ParameterError(f"D has {sum(c)} vectors but D_m has {sum(cm)}")
-        diff = [a - b for a, b in zip(c, cm)]
-        if all(d == 0 for d in diff):
-            # identical collections: any common vector is "changed" to itself
-            t = next(i for i, v in enumerate(c) if v)
-            x = x_m = t
-        else:
-            pos = [i for i, d in enumerate(diff) if d > 0]
-            neg = [i for i, d in enumerate(diff) if d < 0]
-            if len(pos) != 1 or len(neg) != 1 or diff[pos[0]] != 1 or diff[neg[0]] != -1:
-                raise ParameterError("D and D_m must differ in exactly one user's vector")
-            x, x_m = pos[0], neg[0]
-        base = list(c)
-        base[x] -= 1
-        return cls(L1, tuple(base), x, x_m, k)
-
-    @classmethod
-    def homogeneous(cls, N: int, L: int, z: int, x: int, x_m: int, k: int = 1) -> "Pair":
-        """Base of ``N - 1`` copies of ``z``; the changed user goes ``x -> x_m``."""
-        base = [0] * (1 << L)
-        base[z] += N - 1
-        return cls(L, tuple(base), x, x_m, k)
-
-    def collections(self) -> tuple[list, list]:
-        """``(D, D_m)`` as lists of bit tuples (base first, changed user last)."""
-        out = []
-        for t, m in enumerate(self.base):
-            out += [bits_of(t, self.L)] * m
-        return out + [bits_of(self.x, self.L)], out + [bits_of(self.x_m, self.L)]
-
-    def repeated(self) -> tuple[dict, dict]:
-        """``(D^k, D_m^k)`` as type-count dicts (every vector repeated ``k`` times)."""
-        D = defaultdict(int)
-        for t, m in enumerate(self.base):
-            if m:
-                D[t] += self.k * m
-        Dm = dict(D)
-        D[self.x] += self.k
-        Dm[self.x_m] = Dm.get(self.x_m, 0) + self.k
-        return dict(D), Dm
-
-    def reverse(self) -> "Pair":
-        """The pair with ``D`` and ``D_m`` swapped (003 §2.1's direction)."""
-        return Pair(self.L, self.base, self.x_m, self.x, self.k)
-
-    def with_k(self, k: int) -> "Pair":
-        return Pair(self.L, self.base, self.x, self.x_m, k)
-
-    def max_weight(self) -> int:
-        ts = [t for t, m in enumerate(self.base) if m] + [self.x, self.x_m]
-        return max(weight(t) for t in ts)
-
-    def to_json(self) -> dict:
-        """``{"L", "N", "k", "D", "D_m"}``; a vector held by m > 1 users is written ``"m*bits"``
-        (base first, the changed user last)."""
-        base = []
-        for t, m in enumerate(self.base):
-            if m:
-                s = "".join(map(str, bits_of(t, self.L)))
-                base.append(s if m == 1 else f"{m}*{s}")
-        x = "".join(map(str, bits_of(self.x, self.L)))
-        xm = "".join(map(str, bits_of(self.x_m, self.L)))
-        return {"L": self.L, "N": self.N, "k": self.k, "D": base + [x], "D_m": base + [xm]}
-
-    @classmethod
-    def from_json(cls, d: dict) -> "Pair":
-        def expand(items):
-            out = []
-            for s in items:
-                m, _, v = s.rpartition("*")
-                out += [tuple(int(ch) for ch in v)] * (int(m) if m else 1)
-            return out
-        return cls.from_collections(expand(d["D"]), expand(d["D_m"]), d["L"], d.get("k", 1))
-
-    def describe(self) -> str:
-        D, Dm = self.collections()
-        bs = defaultdict(int)
-        for t, m in enumerate(self.base):
-            if m:
-                bs["".join(map(str, bits_of(t, self.L)))] += m
-        base = " + ".join(f"{m}x{v}" if m > 1 else v for v, m in sorted(bs.items()))
-        ks = f", k={self.k}" if self.k != 1 else ""
-        x = "".join(map(str, bits_of(self.x, self.L)))
-        xm = "".join(map(str, bits_of(self.x_m, self.L)))
-        return f"base [{base or 'empty'}], {x} -> {xm} (N={self.N}, L={self.L}{ks})"
-
-
-def canonical_pair(N: int, L: int, k: int = 1) -> Pair:
-    """000's ``D* = 0^N``, ``D_m* = 0^(N-1) + 1``."""
-    return Pair.homogeneous(N, L, 0, 0, (1 << L) - 1, k)
-
-
-def reverse_canonical_pair(N: int, L: int, k: int = 1) -> Pair:
-    """003's choice: ``D = 0^(N-1) + 1``, ``D_m = 0^N``."""
-    return canonical_pair(N, L, k).reverse()
 
 
 # ----------------------------------------------------------------------------- symmetry
@@ -255,9 +108,8 @@ def canonical_key(P: Pair, flips: bool = True) -> tuple:
     best = None
     for perm, m in _group(P.L, flips):
         base = [0] * (1 << P.L)
-        for t, c in enumerate(P.base):
-            if c:
-                base[_perm_type(t, perm, m)] += c
+        for t, c in P.base:
+            base[_perm_type(t, perm, m)] += c
         key = (P.k, tuple(base), _perm_type(P.x, perm, m), _perm_type(P.x_m, perm, m))
         if best is None or key < best:
             best = key
@@ -298,7 +150,8 @@ def reduce_pair(P: Pair) -> Reduced:
     >>> reduce_pair(Pair.homogeneous(4, 3, 0, 0, 7))
     Reduced(sizes=(3,), base=(((0,), 3),), x=(0,), x_m=(1,), k=1)
     """
-    distinct = sorted({t for t, m in enumerate(P.base) if m})
+    distinct = [t for t, _ in P.base]
+    counts = P.counts()
     vecs = [P.x, P.x_m] + [t for t in distinct if t not in (P.x, P.x_m)]
     classes: dict = defaultdict(int)
     for j in range(P.L):
@@ -313,7 +166,7 @@ def reduce_pair(P: Pair) -> Reduced:
         i = vecs.index(t)
         return tuple(pt[i] for pt in pats)
 
-    base = tuple(sorted((cls_bits(t), P.base[t]) for t in distinct))
+    base = tuple(sorted((cls_bits(t), counts[t]) for t in distinct))
     return Reduced(sizes, base, cls_bits(P.x), cls_bits(P.x_m), P.k)
 
 
@@ -408,35 +261,6 @@ def law_of_R(P: Pair, q, under: str = "D_m") -> dict:
 
 
 # ----------------------------------------------------------------------------- e^eps
-def exp_interval(eps: Fraction, prec: int = 256) -> Interval:
-    """Certified rational enclosure of ``e^eps``."""
-    with ctx.workprec(prec):
-        return arb_to_interval(arb(fmpq(eps.numerator, eps.denominator)).exp())
-
-
-def gt_exp(r: Fraction, eps: Fraction) -> bool:
-    """Exact ``r > e^eps`` for rationals (``e^eps`` is irrational unless ``eps == 0``)."""
-    if eps == 0:
-        return r > 1
-    prec = 128
-    while prec <= 1 << 16:
-        iv = exp_interval(eps, prec)
-        if r > iv.upper:
-            return True
-        if r < iv.lower:
-            return False
-        prec *= 2
-    raise PrecisionError(f"cannot compare {r} with e^{eps}")
-
-
-def _lam_eps(lam, eps):
-    if (lam is None) == (eps is None):
-        raise ParameterError("give exactly one of lam or eps")
-    if lam is not None:
-        return Fraction(domains.LAM.parse(lam)), None
-    return None, Fraction(domains.EPS.parse(eps))
-
-
 def _above(r: Fraction, lam, eps, inclusive: bool) -> bool:
     if lam is not None:
         return r > lam or (inclusive and r == lam)
@@ -445,7 +269,7 @@ def _above(r: Fraction, lam, eps, inclusive: bool) -> bool:
 
 
 def eta_from_law(law: dict, lam=None, eps=None, inclusive: bool = False) -> Fraction:
-    lam, eps = _lam_eps(lam, eps)
+    lam, eps = parse_lam_eps(lam, eps)
     return sum((w for r, w in law.items() if _above(r, lam, eps, inclusive)), Fraction(0))
 
 
@@ -497,7 +321,7 @@ def _l1(red: Reduced, q):
     cM = [int(c) for c in PM.coeffs()] + [0] * (n + 1 - PM.length())
 
     def eta_fn(lam=None, eps=None, inclusive=False):
-        lam, eps = _lam_eps(lam, eps)
+        lam, eps = parse_lam_eps(lam, eps)
         tot = 0
         if lam is not None:
             a, b = lam.numerator, lam.denominator
@@ -539,8 +363,8 @@ class HomogeneousPair:
     def of(cls, P: Pair) -> "HomogeneousPair":
         if P.k != 1:
             raise ParameterError("the linear statistic needs k = 1")
-        z = next((t for t, m in enumerate(P.base) if m), P.x)
-        if any(m for t, m in enumerate(P.base) if t != z):
+        z = P.base[0][0] if P.base else P.x
+        if len(P.base) > 1:
             raise ParameterError("the base is not homogeneous")
         x, xm = P.x ^ z, P.x_m ^ z
         return cls(P.N, weight(x & ~xm), weight(xm & ~x), weight(x & xm))
@@ -560,7 +384,7 @@ def _binom_row(m: int, prob: Fraction) -> list[Fraction]:
     return [math.comb(m, i) * prob**i * (1 - prob)**(m - i) for i in range(m + 1)]
 
 
-def _uv(b: int, c: int, e: int, q: Fraction, lam: Fraction):
+def uv_weights(b: int, c: int, e: int, q: Fraction, lam: Fraction):
     """Integer parts of a user's weight ``u(al) + v(be)`` (``al`` ones among the
     ``c + e`` columns of ``x_m``, ``be`` among the ``b + e`` of ``x``): ``scale``
     times ``r_{x_m}`` and ``-lam r_x``, and the common ``scale``."""
@@ -577,7 +401,7 @@ def _hom_categories(b: int, c: int, e: int, q: Fraction, lam: Fraction):
     """Merged categories of the linear statistic: sorted integer weights, base law,
     law of the changed user's category under D_m, and the integer scale."""
     p = 1 - q
-    u, v, scale = _uv(b, c, e, q, lam)
+    u, v, scale = uv_weights(b, c, e, q, lam)
     Bq, Cq, Eq = _binom_row(b, q), _binom_row(c, q), _binom_row(e, q)
     Cp, Ep = _binom_row(c, p), _binom_row(e, p)
     base: dict = defaultdict(Fraction)
@@ -626,7 +450,7 @@ def _tail(Ws, pis, n, t, prec, tol, sign=1, max_nodes=None):
     return tail_sums(law, n, thr, prec=prec, tol=tol, max_nodes=max_nodes), None
 
 
-def _split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: int, changed: bool):
+def split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: int, changed: bool):
     """Independent blocks of ``Z`` (integer weights as in :func:`_hom_categories`).
 
     A user with ``j`` ones among the ``c`` columns of ``x_m \\ x``, ``i`` among
@@ -639,7 +463,7 @@ def _split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: in
     ``i ~ Bin(b, q)``, ``k ~ Bin(e, p)``.
     """
     p = 1 - q
-    u, v, _ = _uv(b, c, e, q, lam)
+    u, v, _ = uv_weights(b, c, e, q, lam)
 
     def parts(k, pj, n):
         return (Block(n, tuple(_binom_row(c, pj)), tuple(u[k: k + c + 1])),
@@ -668,7 +492,7 @@ def _split_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bo
     """``P[Z > 0]`` over all ``N`` users (the changed one included) by
     :func:`~exactdp.kernel.block_tail_sums`: ``b + c`` conditioning steps
     instead of ``(b + 1)(c + 1) - 1`` merged categories."""
-    blocks = _split_blocks(H.b, H.c, H.e, q, lam, H.N - 1, True)
+    blocks = split_blocks(H.b, H.c, H.e, q, lam, H.N - 1, True)
     ts = block_tail_sums(blocks, Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol,
                          max_nodes=max_nodes)
     return ts.p_above(inclusive)
@@ -717,9 +541,9 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
     if H.b == H.c == 0:
         return Interval.exact(max(Fraction(0), 1 - lam))
     if _mixed(H):
-        ts = block_tail_sums(_split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
+        ts = block_tail_sums(split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
                              Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol)
-        scale = _uv(H.b, H.c, H.e, q, lam)[2]
+        scale = uv_weights(H.b, H.c, H.e, q, lam)[2]
         return ts.excess_above().scale(Fraction(1, H.N * scale))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
@@ -771,7 +595,7 @@ def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
         if h <= 0:
             raise ParameterError(f"h must be a positive rational, got {h}")
     q = Fraction(domains.Q.parse(q))
-    lam, eps = _lam_eps(lam, eps)
+    lam, eps = parse_lam_eps(lam, eps)
     kw = dict(method=method, h=h)
     if lam is not None:
         return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes, **kw)
@@ -786,7 +610,7 @@ def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
 def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: float = 1e-40) -> Interval:
     """Certified delta of a homogeneous-base pair: ``E_{0^N}[Z+] / N``."""
     q = Fraction(domains.Q.parse(q))
-    lam, eps = _lam_eps(lam, eps)
+    lam, eps = parse_lam_eps(lam, eps)
     if lam is not None:
         return _hom_delta_lam(H, q, lam, prec, tol)
     e = exp_interval(eps, prec + 96)
@@ -836,7 +660,7 @@ def delta(P: Pair, q, lam=None, eps=None, **kw) -> Interval:
     rt = route(P)
     if rt in ("exact", "l1"):
         if lam is None:
-            lam_, eps_ = _lam_eps(lam, eps)
+            lam_, eps_ = parse_lam_eps(lam, eps)
             e = exp_interval(eps_)
             return Interval(delta_exact(P, q, e.upper), delta_exact(P, q, e.lower))
         return Interval.exact(delta_exact(P, q, lam))

@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import arb, ctx, fmpq
-
 from . import domains
 from .errors import ParameterError, PrecisionError
-from .interval import Interval, arb_to_interval
+from .interval import Interval
+from .lam import ln_interval
 
 __all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "MIN_TARGET"]
 
@@ -38,11 +37,6 @@ def rational_near(x: float, rel: float) -> Fraction:
     if rel <= 1e-15:
         return f
     return f.limit_denominator(max(10, int(4 / rel) + 1))
-
-
-def _ln_interval(lam: Fraction, prec: int = 256) -> Interval:
-    with ctx.workprec(prec):
-        return arb_to_interval(arb(fmpq(lam.numerator, lam.denominator)).log())
 
 
 def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
@@ -220,12 +214,14 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     lam_max = float(dist.mechanism.ratio_max)
     a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta"), relative_to_log=True)
-    return Interval(_ln_interval(a).lower, _ln_interval(b).upper)
+    return Interval(ln_interval(a).lower, ln_interval(b).upper)
 
 
 def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
     """Fast estimate of delta or eta at rational lam with a given truncation."""
     pr = dist
+    if pr.direction == "pair":          # a general pair: a coarse certified enclosure's midpoint
+        return float(getattr(pr, name)(lam=lam, digits=3).mid)
     if pr.choose_method(fast=True) == "fourier":
         # beyond the float tree: a coarse certified enclosure's midpoint (exactdp.largen);
         # a light law too atomic to smooth falls back to the float tree

@@ -50,7 +50,8 @@ from . import domains
 from .errors import CapacityError, ParameterError
 from .interval import Interval
 from .kernel import Block, Mixture, Threshold, block_tail_sums
-from .pairs import Pair, _split_blocks, _uv, weight
+from .pair import Pair, weight
+from .pairs import split_blocks, uv_weights
 
 __all__ = ["DistanceOne", "distance_one", "twotype_eta", "MAX_N"]
 
@@ -89,7 +90,7 @@ def distance_one(P: Pair) -> DistanceOne | None:
     >>> distance_one(P)
     DistanceOne(n_z=1, n_y=1, x_s=0, xm_s=1, b=0, c=0, e=1)
     """
-    types = [(t, m) for t, m in enumerate(P.base) if m]
+    types = list(P.base)
     if len(types) != 2 or P.k != 1:
         return None
     (z, nz), (y, ny) = types
@@ -181,7 +182,7 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
     T = sum(cs)
     lo, hi, dropped = _window(cs, Fraction(mass_tol))
     thr = Threshold.from_fraction(Fraction(0), prec)
-    scales = [_uv(red.b, red.c, red.e, q, lams[g])[2] for g in (0, 1)]   # integer weights / scale
+    scales = [uv_weights(red.b, red.c, red.e, q, lams[g])[2] for g in (0, 1)]   # integer weights / scale
     total = (hi - lo + 1) * 2
     acc_lo = acc_hi = Fraction(0)
     done = 0
@@ -194,7 +195,7 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
                 om[0] = Fraction(cs[m], N - m) * beta[0]
             if m > 0:
                 om[1] = Fraction(cs[m - 1], m) * beta[1]
-            groups = [(_split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], c == g), om[g] / scales[g])
+            groups = [(split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], c == g), om[g] / scales[g])
                       for g in (0, 1) if sizes[g] > 0 or c == g]
             w = Fraction(cs[j], T) * ps(c, red.xm_s)
             cond = _conditional(groups, thr, inclusive, prec, tol, max_nodes)
