@@ -90,8 +90,12 @@ class _VersionAction(argparse.Action):
 
 
 def _common(p: argparse.ArgumentParser, lam: bool = True):
-    p.add_argument("-N", required=True, help=domains.N.describe())
-    p.add_argument("-L", required=True, help=domains.L.describe())
+    p.add_argument("-N", help=domains.N.describe() + " (with -L: 000's pair; or give --pair)")
+    p.add_argument("-L", help=domains.L.describe())
+    p.add_argument("--pair", help="any neighbouring pair instead of -N/-L: 'BASE; X -> X_M' with "
+                   "BASE '+'-separated [COUNTx]BITS terms (bit 0 first), e.g. "
+                   "'999x00000; 00000 -> 11111' (000's pair, N=1000, L=5) or "
+                   "'998x00000 + 10000; 00000 -> 11111'")
     p.add_argument("-q", required=True, help=domains.Q.describe() + " (exact: '0.2446', '1/5')")
     if lam:
         g = p.add_mutually_exclusive_group(required=True)
@@ -157,7 +161,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _dist(args):
-    from .distribution import from_randomized_response
+    from .distribution import from_pair, from_randomized_response
+    if getattr(args, "pair", None) is not None:
+        from .pair import Pair
+        if args.N is not None or args.L is not None:
+            raise ExactdpError("give either --pair or -N and -L, not both")
+        P = Pair.parse(args.pair)
+        q = domains.Q.parse(args.q)
+        direction = domains.parse_direction(args.direction)
+        return from_pair(P, q=q, direction=direction), P.N, P.L, q, direction
+    if args.N is None or args.L is None:
+        raise ExactdpError("-N and -L are required (or --pair 'BASE; X -> X_M')")
     N = domains.N.parse(args.N)
     L = domains.L.parse(args.L)
     q = domains.Q.parse(args.q)
@@ -178,6 +192,9 @@ def _max_seconds(args):
 def _base_record(args, N, L, q, direction):
     rec = {"N": N, "L": L, "q": str(args.q).strip(), "q_exact": f"{q.numerator}/{q.denominator}",
            "direction": direction}
+    if getattr(args, "pair", None) is not None:
+        from .pair import Pair
+        rec["pair"] = Pair.parse(args.pair).spec()
     if getattr(args, "lam", None) is not None:
         rec["lam"] = str(args.lam).strip()
     if getattr(args, "eps", None) is not None:
@@ -234,6 +251,13 @@ def _precheck(dist, direction, max_seconds=None, certified=True):
     tree's capacity go to the Fourier strategy (exactdp.largen) instead."""
     from .capacity import check_capacity
     one = dist.forward if hasattr(dist, "forward") else dist
+    if one.direction == "pair":              # a general pair: some certified method must apply
+        for d in (dist.forward, dist.reverse) if hasattr(dist, "forward") else (dist,):
+            if d.choose_method() == "none":
+                from .pairs import check_capacity as check_pair, reduce_pair
+                check_pair(reduce_pair(d.pair))
+                raise ExactdpError(f"no certified method for {d.pair.describe()}")
+        return
     if one.choose_method(fast=not certified) == "fourier":
         return
     check_capacity(dist.mechanism, dist.N, max_seconds=max_seconds, certified=certified)
