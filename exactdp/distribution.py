@@ -245,8 +245,10 @@ class PrivacyRatio:
         'fourier'
         """
         if self.direction == "pair":
+            # the method the last query used (auto moves on when a search exceeds its
+            # budget), else the first the pair supports
             from .methods import supported
-            return (supported(self.pair) or ("none",))[0]
+            return self._cache.get("method") or (supported(self.pair) or ("none",))[0]
         from .capacity import MAX_NODES, estimate_nodes
         # the float tree (``fast``) is ~30x cheaper per node: it keeps the tree 1000x longer
         limit = MAX_NODES * (1000 if fast else 1)
@@ -351,8 +353,10 @@ class PrivacyRatio:
             v = sum((w for r, w in law.items() if r > x or (inclusive and r == x)), Fraction(0))
             iv = Interval.exact(v)
         else:
-            iv = pair_eta(self.pair, self.q, x, eps, inclusive=inclusive if r_above else not inclusive,
-                          digits=3 if fast else digits, method=meth)
+            iv, used = pair_eta(self.pair, self.q, x, eps,
+                                inclusive=inclusive if r_above else not inclusive,
+                                digits=3 if fast else digits, method=meth, with_method=True)
+            self._cache["method"] = "+".join(used)
         if not r_above:
             iv = Interval(1 - iv.upper, 1 - iv.lower)
         if fast:
@@ -406,8 +410,10 @@ class PrivacyRatio:
         digits = domains.DIGITS.parse(digits)
         if self.direction == "pair":
             from .methods import delta as pair_delta
-            iv = pair_delta(self.pair, self.q, lam, eps, digits=3 if method == "fast" else digits,
-                            method="auto" if method in ("exact", "fast") else method)
+            iv, used = pair_delta(self.pair, self.q, lam, eps, digits=3 if method == "fast" else digits,
+                                  method="auto" if method in ("exact", "fast") else method,
+                                  with_method=True)
+            self._cache["method"] = "+".join(used)
             if method == "fast":
                 return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12) + 1e-300,
                                 "fast estimate (coarse certified enclosure)")

@@ -51,6 +51,10 @@ METHODS = ("exact", "kernel", "kcopies", "twotype", "minority", "lattice", "cher
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
 
+#: Node budget of the kernel searches under ``method="auto"`` (about 20 s); beyond it
+#: ``auto`` goes on to the next applicable method (a mixed pair's kernel can be far slower).
+AUTO_MAX_NODES = 2_000_000
+
 
 def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
     """The methods that apply to ``P`` for ``quantity`` (``"eta"`` or ``"delta"``), best first."""
@@ -97,76 +101,82 @@ def _pick(P: Pair, quantity: str, method: str) -> list[str]:
     return [method]
 
 
-def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int) -> Interval:
+def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int,
+            max_nodes: int | None = None) -> Interval:
     tol = _tol(digits)
     if name == "exact":
         return Interval.exact(pairs.eta_exact(P, q, lam, eps, inclusive))
     if name in ("kernel", "lattice", "chernoff"):
-        kw = {"tol": tol} if name == "kernel" else {"method": name,
-                                                    "h": LATTICE_STEP if name == "lattice" else None}
+        kw = {"tol": tol, "max_nodes": max_nodes} if name == "kernel" else {
+            "method": name, "h": LATTICE_STEP if name == "lattice" else None}
         return pairs.hom_eta(pairs.HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
     if name == "kcopies":
         from .kcopies import kcopies_eta
-        return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15))
+        return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
+                           max_nodes=max_nodes)
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
-        a = _eta_by(name, P, q, e.upper, None, False, digits)
-        b = _eta_by(name, P, q, e.lower, None, False, digits)
+        a = _eta_by(name, P, q, e.upper, None, False, digits, max_nodes)
+        b = _eta_by(name, P, q, e.lower, None, False, digits, max_nodes)
         return Interval(a.lower, max(a.lower, b.upper))
     if name == "twotype":
         from .twotype import twotype_eta
         return twotype_eta(P, q, lam, inclusive=inclusive, tol=max(tol, 1e-20),
-                           mass_tol=max(tol, 1e-20))
+                           mass_tol=max(tol, 1e-20), max_nodes=max_nodes)
     from .minority import minority_eta
     return minority_eta(P, q, lam, inclusive=inclusive, h=LATTICE_STEP)
 
 
 def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
-        method: str = "auto", refine: bool = False) -> Interval:
+        method: str = "auto", refine: bool = False, with_method: bool = False):
     """Certified ``eta`` of any pair by ``method`` (``"auto"``: the first supported
-    method that runs; ``refine=True`` intersects every supported method's enclosure)."""
+    method that runs within :data:`AUTO_MAX_NODES`; ``refine=True`` intersects every
+    supported method's enclosure).  ``with_method=True`` returns ``(interval, names)``
+    with the names of the methods whose enclosures it is."""
     q = Fraction(domains.Q.parse(q))
     lam, eps = parse_lam_eps(lam, eps)
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "eta", method)
-    if not refine:
-        names = names[:1] if method != "auto" else names
-    out, last = None, None
+    budget = AUTO_MAX_NODES if method == "auto" else None
+    out, last, used = None, None, []
     for name in names:
         try:
-            iv = _eta_by(name, P, q, lam, eps, inclusive, digits)
+            iv = _eta_by(name, P, q, lam, eps, inclusive, digits, budget)
         except CapacityError as e:
             last = e
             continue
         out = iv if out is None else out.intersect(iv)
+        used.append(name)
         if not refine:
             break
     if out is None:
         raise last if last is not None else CapacityError(f"no certified method for {P.describe()}")
-    return out
+    return (out, tuple(used)) if with_method else out
 
 
 def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method: str = "auto",
-          refine: bool = False) -> Interval:
+          refine: bool = False, with_method: bool = False):
     """Certified ``delta`` of any pair (methods ``exact`` and ``kernel``; see :func:`eta`)."""
     q = Fraction(domains.Q.parse(q))
     lam, eps = parse_lam_eps(lam, eps)
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "delta", method)
-    out, last = None, None
+    out, last, used = None, None, []
     for name in names:
         try:
             if name == "exact":
                 iv = pairs.delta(P, q, lam, eps)
             else:
-                iv = pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits))
+                iv = pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits),
+                                     max_nodes=AUTO_MAX_NODES if method == "auto" else None)
         except CapacityError as e:
             last = e
             continue
         out = iv if out is None else out.intersect(iv)
+        used.append(name)
         if not refine:
             break
     if out is None:
         raise last if last is not None else CapacityError(f"no certified method for {P.describe()}")
-    return out
+    return (out, tuple(used)) if with_method else out

@@ -537,17 +537,19 @@ def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool
     return Interval(lo, min(hi, Fraction(1)))
 
 
-def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, tol: float) -> Interval:
+def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, tol: float,
+                   max_nodes: int | None = None) -> Interval:
     if H.b == H.c == 0:
         return Interval.exact(max(Fraction(0), 1 - lam))
     if _mixed(H):
         ts = block_tail_sums(split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
-                             Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol)
+                             Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol,
+                             max_nodes=max_nodes)
         scale = uv_weights(H.b, H.c, H.e, q, lam)[2]
         return ts.excess_above().scale(Fraction(1, H.N * scale))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
-    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign)
+    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign, max_nodes)
     if ts is None:
         return Interval.exact(Fraction(max(det, 0), H.N * scale))
     ex = ts.excess_above() if sign > 0 else ts.excess_below()
@@ -607,15 +609,17 @@ def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
     return Interval(a.lower, max(a.lower, b.upper))
 
 
-def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: float = 1e-40) -> Interval:
-    """Certified delta of a homogeneous-base pair: ``E_{0^N}[Z+] / N``."""
+def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: float = 1e-40,
+              max_nodes: int | None = None) -> Interval:
+    """Certified delta of a homogeneous-base pair: ``E_{0^N}[Z+] / N`` (``max_nodes``
+    bounds each kernel search: :class:`~exactdp.errors.CapacityError` beyond it)."""
     q = Fraction(domains.Q.parse(q))
     lam, eps = parse_lam_eps(lam, eps)
     if lam is not None:
-        return _hom_delta_lam(H, q, lam, prec, tol)
+        return _hom_delta_lam(H, q, lam, prec, tol, max_nodes)
     e = exp_interval(eps, prec + 96)
-    a = _hom_delta_lam(H, q, e.upper, prec, tol)
-    b = _hom_delta_lam(H, q, e.lower, prec, tol)
+    a = _hom_delta_lam(H, q, e.upper, prec, tol, max_nodes)
+    b = _hom_delta_lam(H, q, e.lower, prec, tol, max_nodes)
     return Interval(a.lower, max(a.lower, b.upper))
 
 
