@@ -102,38 +102,61 @@ def _common(p: argparse.ArgumentParser, lam: bool = True):
         g.add_argument("--lam", help=domains.LAM.describe())
         g.add_argument("--eps", help=domains.EPS.describe() + " (lam = e^eps, enclosed in a ball)")
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
-    p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--max-seconds", default="900",
                    help="refuse certified work predicted to take longer (default 900)")
+
+
+#: Subcommands defined by application modules, which provide ``add_arguments(parser)``
+#: and ``run(args) -> exit code``: name -> (module, help).  Only the branch of the
+#: command being run imports its module (``exactdp eta`` never loads the audit).
+APPS = {
+    "proofs": ("proofs", "machine-checked identities of the papers"),
+    "conjecture": ("conjectures", "check a conjecture of the papers (certified)"),
+    "audit": ("audit", "verdict on every checkable claim of the papers"),
+    "figures": ("figures", "regenerate the papers' figures from exact computation"),
+    "sweep": ("sweep", "a grid of computations on Dask, resumable SQLite store"),
+    "guarantee": ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs"),
+}
+
+
+def _output_options() -> argparse.ArgumentParser:
+    """``--json`` and ``--quiet``, shared by every subcommand."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return p
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The one parser tree of ``exactdp``.  ``command`` names the branch to build in
+    full (its application module is imported); ``None`` builds every branch."""
+    import importlib
     ap = argparse.ArgumentParser(prog="exactdp", description=__doc__.split("\n\n")[0])
     ap.add_argument("--version", action=_VersionAction, help="print the package version and exit")
     sub = ap.add_subparsers(dest="cmd", required=True)
+    out = _output_options()
     for name, helptext in (("eta", "eta = P[R > lam] (inclusive: >=), certified"),
                            ("delta", "delta = E[(1 - lam/R)+], certified")):
-        p = sub.add_parser(name, help=helptext)
+        p = sub.add_parser(name, help=helptext, parents=[out])
         _common(p)
         if name == "eta":
             p.add_argument("--inclusive", action="store_true", help="P[R >= lam] instead of >")
         p.add_argument("--digits", default="20", help=domains.DIGITS.describe())
         p.add_argument("--fast", action="store_true", help="float64 estimate with error bound")
-    p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target")
+    p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target", parents=[out])
     _common(p, lam=False)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="target delta in (0, 1)")
     g.add_argument("--eta", help="target eta in (0, 1)")
     p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
-    p = sub.add_parser("dist", help="exact bin masses of R (and a plot)")
+    p = sub.add_parser("dist", help="exact bin masses of R (and a plot)", parents=[out])
     _common(p, lam=False)
     p.add_argument("--lam", help="draw the lambda line and report the mass beyond it")
     p.add_argument("--bins", default="40", help=domains.BINS.describe())
     p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
     p.add_argument("--fast", action="store_true", help="float64 bin masses")
     p.add_argument("--plot", help="write a PNG picture of the law of R")
-    p = sub.add_parser("calibrate", help="noise q that meets an eta or delta target")
+    p = sub.add_parser("calibrate", help="noise q that meets an eta or delta target", parents=[out])
     p.add_argument("-N", required=True, help=domains.N.describe())
     p.add_argument("-L", required=True, help=domains.L.describe())
     g = p.add_mutually_exclusive_group(required=True)
@@ -146,17 +169,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
     p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
     p.add_argument("--grid", default="64", help="fast-mode scan points in [1/1000, 1/2) (exact method); " + domains.GRID.describe())
-    p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    for name, helptext in (("proofs", "machine-checked identities of the papers"),
-                           ("conjecture", "check a conjecture of the papers (certified)"),
-                           ("audit", "verdict on every checkable claim of the papers"),
-                           ("figures", "regenerate the papers' figures from exact computation"),
-                           ("sweep", "a grid of computations on Dask, resumable SQLite store"),
-                           ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs")):
-        p = sub.add_parser(name, help=helptext, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
+    for name, (modname, helptext) in APPS.items():
+        if command is not None and command != name:
+            sub.add_parser(name, help=helptext)            # listed; built when it runs
+            continue
+        try:
+            mod = importlib.import_module(f".{modname}", __package__)
+        except ModuleNotFoundError:
+            p = sub.add_parser(name, help=helptext)
+            p.set_defaults(unavailable=name)
+            continue
+        if hasattr(mod, "add_arguments"):
+            p = sub.add_parser(name, help=helptext, parents=[out],
+                               description=getattr(mod, "DESCRIPTION", helptext))
+            mod.add_arguments(p)
+            p.set_defaults(run=mod.run)
+        else:                                               # a module with its own parser
+            p = sub.add_parser(name, help=helptext, add_help=False)
+            p.add_argument("rest", nargs=argparse.REMAINDER)
+            p.set_defaults(legacy=mod.main)
     return ap
 
 
@@ -466,27 +498,19 @@ def main(argv=None) -> int:
 
 def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
-                 "audit": ("audit", "main"), "figures": ("figures", "main"),
-                 "sweep": ("sweep", "main"),
-                 "guarantee": ("guarantee", "main")}
-    if argv and argv[0] in delegated:
-        import importlib
-        modname, fn = delegated[argv[0]]
-        try:
-            mod = importlib.import_module(f".{modname}", __package__)
-        except ModuleNotFoundError:
-            return _fail(f"'{argv[0]}' is not available in this installation")
-        try:
-            return getattr(mod, fn)(argv[1:]) or 0
-        except (ValueError, TypeError, ExactdpError) as e:
-            return _fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
-    ap = build_parser()
+    command = argv[0] if argv and not argv[0].startswith("-") else None
+    ap = build_parser(command if command is not None else "")
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:
         return int(e.code) if e.code is not None else 0
+    if getattr(args, "unavailable", None):
+        return _fail(f"'{args.unavailable}' is not available in this installation")
     try:
+        if getattr(args, "legacy", None) is not None:
+            return args.legacy(args.rest) or 0
+        if getattr(args, "run", None) is not None:
+            return args.run(args) or 0
         if args.cmd in ("eta", "delta"):
             return _cmd_eta_delta(args, args.cmd)
         if args.cmd == "epsilon":

@@ -60,7 +60,7 @@ from .errors import ExactdpError
 from .store import Store, StoreError
 
 __all__ = ["Param", "Quantity", "QUANTITIES", "Point", "Grid", "GridError", "parse_grid",
-           "load_grid", "evaluate_point", "run_sweep", "build_parser", "main"]
+           "load_grid", "evaluate_point", "run_sweep", "add_arguments", "run", "main"]
 
 INSTALL_HINT = "install with pip install 'exactdp[sweep]'"
 
@@ -563,11 +563,12 @@ def show(grid: Grid, store: Store, fmt: str = "table", out=None) -> int:
 
 
 # ----------------------------------------------------------------------------- CLI
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="exactdp sweep",
-        description="Evaluate a grid of certified computations on Dask, storing each point in "
-                    "SQLite as it completes (rerun to resume). See docs/sweeps.md.")
+DESCRIPTION = ("Evaluate a grid of certified computations on Dask, storing each point in "
+               "SQLite as it completes (rerun to resume). See docs/sweeps.md.")
+
+
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The arguments of ``exactdp sweep`` (``--json``/``--quiet`` come from the CLI tree)."""
     ap.add_argument("grid", help="TOML grid file: quantity = one of "
                     f"{', '.join(QUANTITIES)}, and parameter lists")
     ap.add_argument("--store", required=True, help="SQLite file of results (created if absent)")
@@ -575,11 +576,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--workers", help="processes of the local Dask cluster (default: CPU count)")
     g.add_argument("--scheduler", help="address of an existing Dask scheduler, tcp://HOST:8786")
     ap.add_argument("--retry-failed", action="store_true", help="evaluate stored failed points again")
-    ap.add_argument("--json", action="store_true", help="print the summary (or --show) as JSON")
     ap.add_argument("--show", action="store_true", help="print the stored table of the grid's points")
     ap.add_argument("--csv", action="store_true", help="with --show: CSV instead of a table")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    return ap
 
 
 def _fail(msg: str) -> int:
@@ -588,13 +586,14 @@ def _fail(msg: str) -> int:
 
 
 def main(argv=None) -> int:
+    """``exactdp sweep ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
+
+
+def run(args) -> int:
     """``exactdp sweep``: exit 0 when every point of the grid is stored ok, 1 when
     some are stored failed (or the sweep was interrupted), 2 on bad input."""
-    ap = build_parser()
-    try:
-        args = ap.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code) if e.code is not None else 0
     try:
         workers = None
         if args.workers is not None:
