@@ -22,7 +22,7 @@ _LAZY = {
     "Pair": "pair",
     "PrivacyRatio": "distribution",
     "WorstCase": "distribution",
-    "Estimate": "distribution",
+    "Estimate": "estimate",
     "Interval": "interval",
     "Mechanism": "mechanism",
     "ExactdpError": "errors",

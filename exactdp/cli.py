@@ -337,7 +337,7 @@ def _lam_dict(eps_iv, digits):
 
 def _cmd_dist(args) -> int:
     from .plots import plot_law
-    from .distribution import Estimate
+    from .estimate import Estimate
     dist, N, L, q, direction = _dist(args)
     if direction == "worst":
         raise ExactdpError("direction for dist must be forward or reverse")

@@ -291,6 +291,6 @@ def bin_masses(dist, edges, *, digits: int = 15, method: str = "exact", progress
             hi = max(b.upper - a.lower, Fraction(0))
             out.append(Interval(lo, hi))
         else:
-            from .distribution import Estimate
+            from .estimate import Estimate
             out.append(Estimate(max(b.value - a.value, 0.0), a.error + b.error))
     return out
