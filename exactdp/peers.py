@@ -92,7 +92,7 @@ __all__ = ["eps0_rr", "exp_eps0_rr", "fmt21_closed_form", "clone_delta", "clone_
            "PeerBound", "peer_bounds", "VARIANTS", "rr_variation_ratio", "mixture_clone_delta",
            "vr_delta", "vr_epsilon", "rr_blanket_parameters", "blanket_delta", "blanket_epsilon",
            "BLANKET_METHODS", "bisect_epsilon", "CITATIONS", "certified_peer_deltas",
-           "certified_peer_epsilons"]
+           "certified_peer_epsilons", "binomial_window"]
 
 VARIANTS = ("fmt21", "fmt23")
 
@@ -157,6 +157,56 @@ def _clone_rate(e0: Fraction, variant: str) -> Fraction | None:
     raise ParameterError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
 
 
+def binomial_window(m: int, r: Fraction, tol: float) -> tuple[int, int]:
+    """``[c0, c1]`` with ``P[Bin(m, r) < c0] + P[Bin(m, r) > c1] <= tol``.
+
+    The narrower of the Hoeffding window (``2 exp(-2 t^2/m)``) and the
+    Chernoff relative-entropy window (``P[C >= k] <= exp(-m D(k/m || r))``
+    above the mean, symmetric below, ``tol/2`` each side).  The Chernoff
+    exponent is evaluated in floating point with one nat of slack, far more
+    than its rounding error, so the guarantee holds.
+
+    >>> binomial_window(10**6, Fraction(1, 100), 1e-40)[1] - 10**4 < 2000
+    True
+    """
+    mu = m * r
+    tt = _hoeffding_t(m, tol)
+    c0, c1 = max(0, math.floor(mu) - tt), min(m, math.ceil(mu) + tt)
+    rf = float(r)
+    if not 0 < rf < 1:
+        return c0, c1
+    need = math.log(2 / tol) + 1.0
+
+    def kl(a):
+        out = 0.0
+        if a > 0:
+            out += a * math.log(a / rf)
+        if a < 1:
+            out += (1 - a) * math.log((1 - a) / (1 - rf))
+        return out
+
+    # smallest k >= mean with m D(k/m || r) >= need (then P[C >= k] <= tol/2)
+    lo, hi = math.ceil(mu), m
+    if m * kl(1.0) >= need:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if m * kl(mid / m) >= need:
+                hi = mid
+            else:
+                lo = mid + 1
+        c1 = min(c1, lo)
+    lo, hi = 0, math.floor(mu)
+    if m * kl(0.0) >= need:
+        while lo < hi:  # largest k <= mean with m D(k/m || r) >= need
+            mid = (lo + hi + 1) // 2
+            if m * kl(mid / m) >= need:
+                lo = mid
+            else:
+                hi = mid - 1
+        c0 = max(c0, lo)
+    return c0, c1
+
+
 def _hoeffding_t(m: int, tol: float) -> int:
     """t with 2 exp(-2 t^2/m) <= tol (integer, generous)."""
     return int(math.ceil(math.sqrt(m / 2 * math.log(2 / tol)))) + 2
@@ -196,10 +246,7 @@ def clone_delta(n, e0, lam, *, variant: str = "fmt23", prec: int = 128,
         if m == 0:
             c0, c1, tail = 0, 0, arb(0)
         else:
-            mu = m * r
-            tt = _hoeffding_t(m, tail_tol)
-            c0 = max(0, math.floor(mu) - tt)
-            c1 = min(m, math.ceil(mu) + tt)
+            c0, c1 = binomial_window(m, r, tail_tol)
             tail = arb(0) if (c0 == 0 and c1 == m) else arb(tail_tol)
         # initial state at c0: j = k*(c0), T = P[Bin(c0,1/2) >= j], B = b_{c0}(j-1)
         j = kstar(c0)
@@ -207,8 +254,8 @@ def clone_delta(n, e0, lam, *, variant: str = "fmt23", prec: int = 128,
             T, B = arb(0), arb(1)  # j = 1: T_0(1) = 0, b_0(0) = 1
         else:
             T = (arb(1) if j <= 0 else arb(0) if j > c0 else arb(0.5).beta_lower(j, c0 - j + 1, 1))
-            B = arb(fmpz(math.comb(c0, j - 1))) / arb(2) ** c0
-        w = arb(fmpz(math.comb(m, c0))) * R ** c0 * (1 - R) ** (m - c0)
+            B = arb.bin_uiui(c0, j - 1) / arb(2) ** c0
+        w = arb.bin_uiui(m, c0) * R ** c0 * (1 - R) ** (m - c0)
         ratio = R / (1 - R) if r < 1 else None
         total = arb(0)
         for c in range(c0, c1 + 1):
@@ -342,10 +389,8 @@ def mixture_clone_delta(n, alpha1, alpha0, rate, lam, *, prec: int = 128,
     if m == 0:
         c0, c1, tail = 0, 0, 0.0
     else:
-        mu = m * R
-        tt = _hoeffding_t(m, tail_tol)
-        c0 = max(0, math.floor(mu) - tt - 1)
-        c1 = min(m, math.ceil(mu) + tt)
+        c0, c1 = binomial_window(m, R, tail_tol)
+        c0 = max(0, c0 - 1)
         tail = 0.0 if (c0 == 0 and c1 == m) else 2 * tail_tol
 
     def pmf_ratio(c):  # B(c+1)/B(c), exact
@@ -359,27 +404,31 @@ def mixture_clone_delta(n, alpha1, alpha0, rate, lam, *, prec: int = 128,
         if R == 1:
             Bc = arb(1) if c0 == m else arb(0)
         else:
-            Bc = arb(fmpz(math.comb(m, c0))) * Rb ** c0 * (1 - Rb) ** (m - c0)
+            Bc = arb.bin_uiui(m, c0) * Rb ** c0 * (1 - Rb) ** (m - c0)
         total = arb(0)
         j, T, Bv = None, None, None
+        const = None
+        if W == 0:  # a_c = alpha1 for every c: threshold slope and balls once
+            const = _threshold_slope(a1, lam)
+            A_const = arb(a1.numerator) / a1.denominator
+            S_const = arb(1)
         for c in range(c0, c1 + 1):
-            if R == 1:
-                rho = Fraction(0)
+            if const is not None:
+                a, S = a1, None
+                sl = const
             else:
-                rho = pmf_ratio(c)
-            # a_c = w1/(w1+w0) exactly, from B(c+1)/B(c) = rho
-            num1 = a1 + W * rho / 2
-            num0 = a0 + W * rho / 2
-            S = num1 + num0
-            a = num1 / S
+                rho = Fraction(0) if R == 1 else pmf_ratio(c)
+                # a_c = w1/(w1+w0) exactly, from B(c+1)/B(c) = rho
+                num1 = a1 + W * rho / 2
+                num0 = a0 + W * rho / 2
+                S = num1 + num0
+                a = num1 / S
+                sl = _threshold_slope(a, lam)
             # target j = k* (or keep j when h = 0)
-            if lam * (1 - a) >= a:
+            if sl is None:
                 jt = None
             else:
-                tq = (lam * a - (1 - a)) / (a - lam * (1 - a))
-                s = tq / (1 + tq)
-                v = s * (c + 1)
-                jt = min(v.numerator // v.denominator + 1, c + 1)
+                jt = min(sl.numerator * (c + 1) // sl.denominator + 1, c + 1)
             if j is None:  # initial state at c0
                 j = jt if jt is not None else c + 1
                 j = max(1, min(j, c + 1))
@@ -387,7 +436,7 @@ def mixture_clone_delta(n, alpha1, alpha0, rate, lam, *, prec: int = 128,
                     T, Bv = arb(0), arb(1)
                 else:
                     T = arb(0) if j > c else arb(0.5).beta_lower(j, c - j + 1, 1)
-                    Bv = arb(fmpz(math.comb(c, j - 1))) / arb(2) ** c
+                    Bv = arb.bin_uiui(c, j - 1) / arb(2) ** c
             elif jt is not None:
                 while j < jt:  # up: b_c(j) from b_c(j-1)
                     Bv = Bv * (c - j + 1) / j
@@ -398,10 +447,13 @@ def mixture_clone_delta(n, alpha1, alpha0, rate, lam, *, prec: int = 128,
                     Bv = Bv * (j - 1) / (c - j + 2)
                     j -= 1
             if jt is not None:
-                A = arb(a.numerator) / a.denominator
+                if const is not None:
+                    A, Sb = A_const, S_const
+                else:
+                    A = arb(a.numerator) / a.denominator
+                    Sb = arb(S.numerator) / S.denominator
                 T1 = T + Bv
                 h = A * T1 + (1 - A) * T - LAMb * (A * T + (1 - A) * T1)
-                Sb = arb(S.numerator) / S.denominator
                 total += Bc * Sb * h
             if c == c1:
                 break
@@ -415,6 +467,15 @@ def mixture_clone_delta(n, alpha1, alpha0, rate, lam, *, prec: int = 128,
         iv = arb_to_interval(total)
     up = iv.upper + Fraction(tail) if tail else iv.upper
     return _clamp01(iv.lower, up)
+
+
+def _threshold_slope(a: Fraction, lam: Fraction) -> Fraction | None:
+    """``s`` with ``P_c(k) > lam Q_c(k)`` iff ``k > s (c + 1)`` for the pair
+    ``a b_c(k-1) + (1-a) b_c(k)`` vs swapped (``None``: never, ``lam >= a/(1-a)``)."""
+    if lam * (1 - a) >= a:
+        return None
+    tq = (lam * a - (1 - a)) / (a - lam * (1 - a))
+    return tq / (1 + tq)
 
 
 def vr_delta(n, L, q, lam, **kw) -> Interval:

@@ -172,3 +172,17 @@ def test_every_peer_bound_is_valid_and_named(n, L):
     e0 = float(mpmath.log(exp_eps0_rr(L, F(1, 4))))
     for b in pb.values():
         assert b.eps is None or 0 < b.eps <= e0 + 1e-9
+
+
+@pytest.mark.parametrize("m,r,tol", [(2000, F(1, 50), 1e-12), (500, F(1, 2), 1e-9),
+                                     (10**4, F(3, 1000), 1e-20)])
+def test_binomial_window_mass_outside_is_below_tol(m, r, tol):
+    from exactdp.peers import binomial_window
+    c0, c1 = binomial_window(m, r, tol)
+    with mpmath.workdps(60):
+        R = mpmath.mpf(r.numerator) / r.denominator
+        pmf = lambda c: mpmath.binomial(m, c) * R ** c * (1 - R) ** (m - c)  # noqa: E731
+        inside = mpmath.fsum(pmf(c) for c in range(c0, c1 + 1))
+        assert 1 - inside <= tol
+        # and the window is not the trivial one
+        assert c1 - c0 < m // 2
