@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from . import domains
-from .errors import ExactdpError, ParameterError
+from .errors import CapacityError, ExactdpError, ParameterError
 from dataclasses import replace as _replace
 from .interval import Interval, fraction_to_decimal_str
 from .peers import (certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
@@ -121,18 +121,18 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     peers = {}
     if delta is not None:
         d = _DELTA.parse(delta)
-        f = worst.forward.epsilon(delta=d, digits=digits, max_seconds=max_seconds)
-        r = worst.reverse.epsilon(delta=d, digits=digits, max_seconds=max_seconds)
-        lower_iv, direction = (f, "forward") if f.lower >= r.lower else (r, "reverse")
+        f = _pair_query(worst.forward, "epsilon", d, e0, digits, max_seconds)
+        r = _pair_query(worst.reverse, "epsilon", d, e0, digits, max_seconds)
+        lower_iv, direction = _worse(f, r, N, L)
         ups = certified_peer_epsilons(N, L, q, d, rel=rel)
         cf = fmt21_closed_form(N, e0, d)
         peers["fmt21-closed"] = None if cf is None else repr(float(cf))
         quantity, target = "epsilon", d
     else:
         e = domains.EPS.parse(eps)
-        f = worst.forward.delta(eps=e, digits=digits, max_seconds=max_seconds)
-        r = worst.reverse.delta(eps=e, digits=digits, max_seconds=max_seconds)
-        lower_iv, direction = (f, "forward") if f.lower >= r.lower else (r, "reverse")
+        f = _pair_query(worst.forward, "delta", e, e0, digits, max_seconds)
+        r = _pair_query(worst.reverse, "delta", e, e0, digits, max_seconds)
+        lower_iv, direction = _worse(f, r, N, L)
         lam_lo = _exp_lower(e)
         ups = certified_peer_deltas(N, L, q, lam_lo)
         quantity, target = "delta", e
@@ -147,6 +147,40 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
         upper_name = ALL_PAIRS
     return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, lower_pair,
                      direction, upper_name, lower_iv, upper_iv, peers)
+
+
+def _pair_query(dist, what, target, e0, digits, max_seconds):
+    """The canonical pair's certified eps(delta) or delta(eps) in one direction.
+
+    The ordinary engine first; where it refuses (tree beyond capacity, or a
+    float screening it cannot resolve) the deployment-scale Fourier strategy
+    (:mod:`exactdp.largen`, ``method="fourier"``) at a few digits, bisected on
+    rational lambda for eps.  ``None`` when neither can evaluate it."""
+    from .errors import CapacityError, PrecisionError
+    from .peers import bisect_epsilon
+    try:
+        if what == "epsilon":
+            return dist.epsilon(delta=target, digits=digits, max_seconds=max_seconds)
+        return dist.delta(eps=target, digits=digits, max_seconds=max_seconds)
+    except (CapacityError, PrecisionError):
+        pass
+    try:
+        if what == "epsilon":
+            return bisect_epsilon(lambda lam: dist.delta(lam=lam, digits=3, method="fourier"),
+                                  e0, target, rel=1e-3)
+        return dist.delta(eps=target, digits=3, method="fourier")
+    except (CapacityError, PrecisionError):
+        return None
+
+
+def _worse(f, r, N, L):
+    """The worse of the two directions' certified intervals (by lower end)."""
+    if f is None and r is None:
+        raise CapacityError(f"guarantee: the canonical pair at N={N}, L={L} is beyond both the "
+                            "tree and the Fourier strategy; no certified lower end")
+    if r is None or (f is not None and f.lower >= r.lower):
+        return f, "forward"
+    return r, "reverse"
 
 
 def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
