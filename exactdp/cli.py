@@ -150,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
                            ("audit", "verdict on every checkable claim of the papers"),
                            ("figures", "regenerate the papers' figures from exact computation"),
                            ("sweep", "a grid of computations on Dask, resumable SQLite store"),
-                           ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs")):
+                           ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs"),
+                           ("profile", "delta(eps) curve: guarantee bracket and published bounds")):
         p = sub.add_parser(name, help=helptext, add_help=False)
         p.add_argument("rest", nargs=argparse.REMAINDER)
     return ap
@@ -447,7 +448,7 @@ def _main(argv=None) -> int:
     delegated = {"proofs": ("proofs", "main"), "conjecture": ("conjectures", "main"),
                  "audit": ("audit", "main"), "figures": ("figures", "main"),
                  "sweep": ("sweep", "main"),
-                 "guarantee": ("guarantee", "main")}
+                 "guarantee": ("guarantee", "main"), "profile": ("profile", "main")}
     if argv and argv[0] in delegated:
         import importlib
         modname, fn = delegated[argv[0]]
