@@ -116,6 +116,7 @@ APPS = {
     "figures": ("figures", "regenerate the papers' figures from exact computation"),
     "sweep": ("sweep", "a grid of computations on Dask, resumable SQLite store"),
     "guarantee": ("guarantee", "certified bracket on eps(delta) over all neighbouring pairs"),
+    "profile": ("profile", "delta(eps) curve: guarantee bracket and published bounds"),
 }
 
 
@@ -180,15 +181,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             p = sub.add_parser(name, help=helptext)
             p.set_defaults(unavailable=name)
             continue
-        if hasattr(mod, "add_arguments"):
-            p = sub.add_parser(name, help=helptext, parents=[out],
-                               description=getattr(mod, "DESCRIPTION", helptext))
-            mod.add_arguments(p)
-            p.set_defaults(run=mod.run)
-        else:                                               # a module with its own parser
-            p = sub.add_parser(name, help=helptext, add_help=False)
-            p.add_argument("rest", nargs=argparse.REMAINDER)
-            p.set_defaults(legacy=mod.main)
+        if not hasattr(mod, "add_arguments"):               # parses its own arguments
+            sub.add_parser(name, help=helptext)
+            continue
+        p = sub.add_parser(name, help=helptext, parents=[out],
+                           description=getattr(mod, "DESCRIPTION", helptext))
+        mod.add_arguments(p)
+        p.set_defaults(run=mod.run)
     return ap
 
 
@@ -499,6 +498,17 @@ def main(argv=None) -> int:
 def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and not argv[0].startswith("-") else None
+    if command in APPS:
+        import importlib
+        try:
+            mod = importlib.import_module(f".{APPS[command][0]}", __package__)
+        except ModuleNotFoundError:
+            return _fail(f"'{command}' is not available in this installation")
+        if not hasattr(mod, "add_arguments"):            # a module still parsing for itself
+            try:
+                return mod.main(argv[1:]) or 0
+            except (ValueError, TypeError, ExactdpError) as e:
+                return _fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
     ap = build_parser(command if command is not None else "")
     try:
         args = ap.parse_args(argv)
@@ -507,8 +517,6 @@ def _main(argv=None) -> int:
     if getattr(args, "unavailable", None):
         return _fail(f"'{args.unavailable}' is not available in this installation")
     try:
-        if getattr(args, "legacy", None) is not None:
-            return args.legacy(args.rest) or 0
         if getattr(args, "run", None) is not None:
             return args.run(args) or 0
         if args.cmd in ("eta", "delta"):

@@ -10,7 +10,7 @@ from exactdp import bruteforce as bf
 from exactdp.cli import main
 from exactdp.errors import ParameterError
 from exactdp.guarantee import ALL_PAIRS, guarantee
-from exactdp.peers import clone_delta, exp_eps0_rr
+from exactdp.peers import CITATIONS, certified_peer_deltas
 
 
 def brute_worst_delta(N, L, q, lam):
@@ -27,14 +27,14 @@ def brute_worst_delta(N, L, q, lam):
 def test_bracket_contains_bruteforce_worst_pair_L_ge_2(N, L, q):
     eps = F(1, 2)
     g = guarantee(N, L, q, eps=eps)
-    assert g.upper_bound.startswith("clone")
+    assert g.upper_bound in CITATIONS
     # lam rational brackets around e^eps for the brute force
     lam_lo, lam_hi = F(16487212707, 10**10), F(16487212708, 10**10)
     worst_hi = brute_worst_delta(N, L, q, lam_lo)   # >= true worst delta(e^eps)
     worst_lo = brute_worst_delta(N, L, q, lam_hi)   # <= true worst delta(e^eps)
     assert g.lower <= worst_hi
     assert worst_lo <= g.upper
-    # the clone end is a genuine upper bound but not tight
+    # the peer end is a genuine upper bound but not tight
     assert g.upper > worst_hi
 
 
@@ -46,11 +46,13 @@ def test_bracket_L1_is_the_bruteforce_worst_pair(N, q):
     assert g.lower <= w <= g.upper and g.upper - g.lower < F(1, 10**20)
 
 
-def test_delta_mode_upper_is_clone_value():
+def test_delta_mode_upper_is_least_peer_value():
     g = guarantee(50, 2, "1/4", eps="1/2")
-    assert g.upper_bound == "clone-fmt23"
-    e0 = exp_eps0_rr(2, "1/4")
-    assert g.upper >= clone_delta(50, e0, F(16487212708, 10**10)).upper
+    assert g.upper_bound == "variation-ratio"
+    hi = certified_peer_deltas(50, 2, "1/4", F(16487212708, 10**10))   # lam > e^(1/2)
+    lo = certified_peer_deltas(50, 2, "1/4", F(16487212707, 10**10))   # lam < e^(1/2)
+    assert hi["variation-ratio"].upper <= g.upper <= lo["variation-ratio"].upper
+    assert all(g.upper <= iv.upper for iv in lo.values())
     assert g.lower < g.upper
 
 
@@ -59,8 +61,9 @@ def test_epsilon_bracket_orders_and_names():
     assert 0 < g.lower < g.upper
     assert g.lower_direction in ("forward", "reverse")
     assert "canonical pair" in g.lower_pair
-    assert g.upper_bound == "clone-fmt23"
+    assert g.upper_bound == "variation-ratio"
     assert F(g.peers["clone-fmt23"]["upper"]) < F(g.peers["clone-fmt21"]["lower"])
+    assert all(g.upper <= F(g.peers[k]["upper"]) for k in CITATIONS)
 
 
 def test_L1_closed_at_moderate_N():
@@ -68,7 +71,8 @@ def test_L1_closed_at_moderate_N():
     assert g.upper_bound == ALL_PAIRS
     assert g.gap <= g.lower * F(1, 10**5)
     g2 = guarantee(300, 1, "1/4", delta="1e-6", all_pairs_max_n=0)
-    assert g2.upper_bound == "clone-fmt23" and g2.upper > g.upper * F(11, 10)
+    assert g2.upper_bound in ("clone-fmt23", "variation-ratio")   # the same pair at L = 1
+    assert g2.upper > g.upper * F(11, 10)
 
 
 def test_bad_input():
@@ -88,7 +92,7 @@ def test_cli(capsys):
     rec = json.loads(capsys.readouterr().out)
     assert F(rec["lower"]) <= F(rec["upper"]) and rec["upper_bound"] == ALL_PAIRS
     assert main(["guarantee", "-N", "40", "-L", "2", "-q", "1/4", "--eps", "1"]) == 0
-    assert "clone-fmt23" in capsys.readouterr().out
+    assert "variation-ratio" in capsys.readouterr().out
     assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4", "--delta", "7"]) == 2
     err = capsys.readouterr().err
     assert "delta must be" in err and len(err.strip().splitlines()) == 1
