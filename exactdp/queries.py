@@ -15,7 +15,7 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from . import domains
-from .errors import ParameterError, PrecisionError
+from .errors import DigitsNotMetError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
 
 __all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "MIN_TARGET"]
@@ -205,7 +205,12 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     cap = 3 if dist.choose_method() == "fourier" else 300
 
     def g_exact(lam: Fraction, dg: int) -> Interval:
-        return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
+        # a comparison needs an enclosure, not the digits: a wider one is used as is
+        # (_crossing asks again with more digits when it cannot decide)
+        try:
+            return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
+        except DigitsNotMetError as e:
+            return e.reached
 
     def g_fast(lam: float) -> float:
         lam_q = Fraction(lam)
@@ -230,9 +235,11 @@ def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
         # beyond the float tree: a coarse certified enclosure's midpoint (exactdp.largen);
         # a light law too atomic to smooth falls back to the float tree
         try:
-            if name == "eta":
-                return float(pr.eta(lam=lam, digits=2, method="fourier").mid)
-            return float(pr.delta(lam=lam, digits=2, method="fourier").mid)
+            try:
+                q = pr.eta if name == "eta" else pr.delta
+                return float(q(lam=lam, digits=2, method="fourier").mid)
+            except DigitsNotMetError as e:
+                return float(e.reached.mid)
         except PrecisionError:
             pass
     thr = pr._threshold(lam, None, 128)
@@ -257,7 +264,10 @@ def quantile(dist, prob, *, digits: int = 10, method: str = "exact") -> Interval
         return float(dist.cdf(Fraction(x), method="fast").value)
 
     def g_exact(x: Fraction, dg: int) -> Interval:
-        return dist.cdf(x, digits=min(dg, 300))
+        try:
+            return dist.cdf(x, digits=min(dg, 300))
+        except DigitsNotMetError as e:
+            return e.reached
 
     if method == "fast":
         a, b = rmin * 0.999, rmax
