@@ -24,6 +24,8 @@ False
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import time
 
@@ -68,8 +70,14 @@ class Progress:
     def _ensure(self):
         if self._bar is None:
             from tqdm import tqdm
+            size = {"dynamic_ncols": True}
+            try:                                 # a terminal reporting no size: 80 x 24
+                if os.get_terminal_size(self.stream.fileno()).columns == 0:
+                    size = {"ncols": 80, "nrows": 24}
+            except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+                pass
             self._bar = tqdm(total=self.total, desc=self.label, unit=self.unit, file=self.stream,
-                             dynamic_ncols=True, leave=False, initial=self.n)
+                             leave=False, initial=self.n, **size)
         return self._bar
 
     def _draw(self):
@@ -102,6 +110,14 @@ class Progress:
         """Text after the bar (e.g. the current bracket of a bisection)."""
         self._postfix = text
         self._draw()
+
+    def write(self, msg: str):
+        """Print a line on the stream without breaking the bar (tqdm.write when drawn)."""
+        if self._bar is not None:
+            from tqdm import tqdm
+            tqdm.write(msg, file=self.stream)
+        else:
+            print(msg, file=self.stream, flush=True)
 
     def close(self):
         if self._bar is not None:

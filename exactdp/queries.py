@@ -205,6 +205,8 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     cap = 3 if dist.choose_method() == "fourier" else 300
 
     def g_exact(lam: Fraction, dg: int) -> Interval:
+        if hasattr(progress, "note"):                  # exactdp.progress.Progress
+            progress.note(f"certifying lam = {float(lam):.10g}")
         # a comparison needs an enclosure, not the digits: a wider one is used as is
         # (_crossing asks again with more digits when it cannot decide)
         try:
