@@ -28,7 +28,7 @@ from fractions import Fraction
 
 from . import domains
 from .distribution import from_randomized_response
-from .errors import ParameterError
+from .errors import DigitsNotMetError, ParameterError
 from .interval import Interval
 
 __all__ = ["Calibration", "calibrate", "METHODS"]
@@ -176,9 +176,11 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
         fine = max(1, min(refine, 400 // max(1, hi_i - lo_i)))
         resolution = coarse / fine
         extra = [qs[i] + coarse * j / fine for i in range(lo_i, hi_i) for j in range(1, fine)]
-        for qf in extra:
+        for j, qf in enumerate(extra):
             qs.append(qf)
             vals.append(g_fast(qf))
+            if progress is not None:
+                progress(grid + j + 1, grid + len(extra))
         order = sorted(range(len(qs)), key=qs.__getitem__)
         qs = [qs[i] for i in order]
         vals = [vals[i] for i in order]
@@ -209,8 +211,13 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     for idx, (a, b, k) in enumerate(raw):
         if idx in certify:
             def gx(x: Fraction, dg: int):
-                return _quantity(N, L, x, direction, kind, lam, eps, method="exact", digits=dg,
-                                 max_seconds=max_seconds)
+                if hasattr(progress, "note"):          # exactdp.progress.Progress
+                    progress.note(f"certifying q = {float(x):.8g}")
+                try:
+                    return _quantity(N, L, x, direction, kind, lam, eps, method="exact",
+                                     digits=dg, max_seconds=max_seconds)
+                except DigitsNotMetError as e:     # a comparison needs an enclosure only
+                    return e.reached
             qa, qb = _crossing(gx, g_fast, a, b, target, digits, decreasing=True,
                                log_scale=False)
             brackets[idx] = (qa, qb)

@@ -32,35 +32,10 @@ from .interval import Interval
 __all__ = ["main", "build_parser"]
 
 
-class _Progress:
-    """Progress line on stderr for long certified runs (after 2 s)."""
-
-    def __init__(self, label: str, enabled: bool = True):
-        self.label = label
-        self.t0 = time.perf_counter()
-        self.last = self.t0
-        self.enabled = enabled
-        self.shown = False
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, done, info=None):
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if now - self.t0 < 2 or now - self.last < 1:
-            return
-        self.last = now
-        if isinstance(info, int):
-            msg = f"{self.label}: {done}/{info} ({now - self.t0:.0f} s)"
-        else:
-            msg = f"{self.label}: {done} nodes explored ({now - self.t0:.0f} s)"
-        end = "\r" if self.tty else "\n"
-        print(msg, end=end, file=sys.stderr, flush=True)
-        self.shown = True
-
-    def close(self):
-        if self.shown and self.tty:
-            print(file=sys.stderr)
+def _Progress(label: str, enabled: bool = True):
+    """Progress bar on stderr for long runs (:mod:`exactdp.progress`: tqdm on a terminal, else silent)."""
+    from .progress import Progress
+    return Progress(label, enabled=enabled)
 
 
 def _fail(msg: str) -> int:
@@ -241,7 +216,7 @@ def _cmd_eta_delta(args, which: str) -> int:
     maxs = _max_seconds(args)
     fast = args.fast
     _precheck(dist, direction, maxs, certified=not fast)
-    prog = _Progress(which, enabled=not args.quiet)
+    prog = _Progress(which, enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
     kw = dict(method="fast") if fast else dict(digits=digits, progress=prog, max_seconds=maxs)
     if which == "eta":
@@ -307,7 +282,7 @@ def _cmd_epsilon(args) -> int:
     target_name = "delta" if args.delta is not None else "eta"
     target = domains.TARGET.parse(args.delta if args.delta is not None else args.eta)
     _precheck(dist, direction)
-    prog = _Progress("epsilon", enabled=not args.quiet)
+    prog = _Progress("epsilon", enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
     kw = {target_name: target}
     res = dist.epsilon(digits=digits, progress=prog, max_seconds=maxs, **kw)
@@ -358,7 +333,7 @@ def _cmd_dist(args) -> int:
     edges = [Fraction(lo_x) + i * Fraction(step) for i in range(bins + 1)]
     edges = [Fraction(e).limit_denominator(10**12) for e in edges]
     edges = sorted(set(edges))
-    prog = _Progress("dist", enabled=not args.quiet)
+    prog = _Progress("dist", enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
     cdfs = []
     for i, e in enumerate(edges):
@@ -431,7 +406,7 @@ def _cmd_calibrate(args) -> int:
     digits = domains.DIGITS.parse(args.digits)
     grid = domains.GRID.parse(args.grid)
     maxs = _max_seconds(args)
-    prog = _Progress("calibrate scan", enabled=not args.quiet)
+    prog = _Progress("calibrate scan", enabled=not (args.quiet or getattr(args, "json", False)))
     c = calibrate(N, L, lam=args.lam, eps=args.eps, eta=args.eta, delta=args.delta,
                   direction=args.direction, method=args.method, digits=digits, grid=grid,
                   max_seconds=maxs, progress=prog)

@@ -36,13 +36,14 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from . import domains
-from .errors import CapacityError, ParameterError, PrecisionError
+from .errors import CapacityError, DigitsNotMetError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
 from .lam import exp_ball, lam_interval, parse_lam_eps
 from .kernel import Threshold, lam_threshold, tail_sums
 from .estimate import Estimate
 from .mechanism import Mechanism
 from .pair import Pair, canonical_pair
+from .precision import log10_abs, meets_digits, require_digits, tolerance
 
 __all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", "from_pair",
            "FAST_TOL"]
@@ -120,12 +121,17 @@ class PrivacyRatio:
         n = max(self.N, 2)
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
-    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None):
+    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, what="query"):
         """Run the certified kernel with tolerance/precision refined until the
-        relative width of ``quantity(tailsums)`` is at most 10^-digits."""
+        relative width of ``quantity(tailsums)`` is at most 10^-digits, or raise
+        :class:`~exactdp.errors.DigitsNotMetError` with what was reached.
+
+        The truncation tolerance is kept as ``log10`` and handed to the kernel
+        as an arb power of two (:func:`exactdp.precision.tolerance`), so values
+        far below float64's range (1e-300 and smaller) keep their digits.
+        """
         prec = int(3.33 * digits) + 64
         thr = self._threshold(x, eps, prec)
-        fast_thr = thr
         # magnitude estimate from fast mode (truncation relative to the quantity)
         ftol = 1e-16
         for _ in range(8):
@@ -134,27 +140,34 @@ class PrivacyRatio:
             if est > ftol * 1e8 or ftol <= 1e-290:
                 break
             ftol = max(est * 1e-10 if est > 0 else ftol * 1e-40, 1e-300)
-        rmax = float(self.mechanism.ratio_max)
-        scale_guess = est if est > 0 else 1e-300
-        tol = max(scale_guess * 10.0**(-digits) * 1e-3 / max(1.0, rmax), 1e-300)
-        self._capacity_check(f, tol, max_seconds)
-        for attempt in range(5):
-            key = ("exact", thr.num, thr.den, tol, prec)
+        rmax_log = math.log10(max(1.0, float(self.mechanism.ratio_max)))
+        # below ~1e-290 the float estimate is unreliable: start 10^digits below it, the
+        # certified enclosure then gives the magnitude
+        est_log = math.log10(est) if est > 1e-290 else -300.0
+        tol_log = est_log - digits - 3 - rmax_log
+        self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds)
+        iv = None
+        for attempt in range(6):
+            key = ("exact", thr.num, thr.den, round(tol_log, 6), prec)
             ts = self._cache.get(key)
             if ts is None:
-                ts = tail_sums(self.mechanism, self.N, thr, prec=prec, tol=tol, progress=progress)
+                ts = tail_sums(self.mechanism, self.N, thr, prec=prec, tol=tolerance(tol_log),
+                               progress=progress)
                 self._cache[key] = ts
             iv = quantity(ts, fast=False)
-            if iv.is_exact or iv.relative_width() <= 10.0**(-digits):
+            if meets_digits(iv, digits) or iv.upper == 0:
                 return iv
-            if iv.upper == 0:
-                return iv
-            # refine: truncation proportional to the excess width, more bits for rounding
+            # refine: truncation below the enclosure's magnitude, by the excess width,
+            # and more bits for rounding
             excess = iv.relative_width() / 10.0**(-digits)
-            tol = max(tol / min(max(100.0, 10 * excess), 1e12), 1e-300)
+            mag = iv.lower if iv.lower > 0 else iv.upper
+            tol_log = min(tol_log - math.log10(min(max(100.0, 10 * excess), 1e12)),
+                          log10_abs(mag) - digits - 3 - rmax_log)
             prec += 64
             thr = self._threshold(x, eps, prec)
-        return iv
+        return require_digits(iv, digits, what,
+                              f"after 6 refinements (working precision {prec - 64} bits, "
+                              f"truncation 1e{tol_log:.0f}); ask for fewer digits")
 
     def _capacity_check(self, f, tol, max_seconds):
         """Predict the certified node count from the fast run; refuse early."""
@@ -212,14 +225,27 @@ class PrivacyRatio:
         outlier = fwd and not excess
         tol = 1e-8
         iv = None
-        for _ in range(3):
+        prev = None
+        for attempt in range(3):
             r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess, tol=tol,
                            prec=prec)
             iv = getattr(r, s_kind)
-            if iv.upper == 0 or iv.relative_width() <= 10.0**(-digits):
+            if iv.upper == 0 or meets_digits(iv, digits):
+                return iv
+            # each refinement costs ~20x more and narrows ~5x: stop (and say so) at once
+            # when the digits asked are out of reach of the attempts left
+            rw = iv.relative_width()
+            short = rw / 10.0**(-digits)
+            if short > 1e6 if prev is None else short > prev / rw:
                 break
+            prev = rw
             tol = max(tol * 1e-2, float(iv.mid) * 10.0**(-digits) * 1e-3, 1e-30)
-        return iv
+        name = {"p_above": "P[R above the threshold]", "p_below": "P[R below the threshold]",
+                "ex_above": "delta", "ex_below": "delta"}[s_kind]
+        return require_digits(iv, digits, f"{name} ({self.direction}, N={self.N}, L={self.L}, "
+                              f"q={self.q}, fourier strategy)",
+                              f"after {attempt + 1} attempt(s) (truncation {tol:.0e}); the Fourier "
+                              "strategy reaches a few digits: ask for fewer")
 
     # ---------------------------------------------------------- tail queries
     def _x_or_eps(self, x, eps):
@@ -258,6 +284,8 @@ class PrivacyRatio:
             # events share the enclosure); an atomic light law falls back to the tree
             try:
                 return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
+            except DigitsNotMetError:
+                raise           # the digits asked are out of reach: said, never a slower retry
             except PrecisionError:
                 if method == "fourier":
                     raise
@@ -311,8 +339,11 @@ class PrivacyRatio:
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
         if method == "fast" and self.choose_method(fast=True) == "fourier":
             try:
-                iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
-                                 else "p_below", x, eps, 3)
+                try:
+                    iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
+                                     else "p_below", x, eps, 3)
+                except DigitsNotMetError as e:
+                    iv = e.reached      # a coarser enclosure: its width is the stated error
                 return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
                                 "fast estimate (coarse Fourier enclosure)")
             except PrecisionError:
@@ -326,7 +357,8 @@ class PrivacyRatio:
             return Estimate(float(v), err)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
-        return self._exact(x, eps, digits, quantity, progress, max_seconds)
+        return self._exact(x, eps, digits, quantity, progress, max_seconds,
+                           what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})")
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -362,9 +394,13 @@ class PrivacyRatio:
 
         if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
             # forward: E_D[(S - lam)+]; reverse: lam E_D[(1/lam - S)+]
-            try:
-                iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
+            def as_delta(iv):
                 return iv.clip(0, 1) if fwd else _mul_pos(iv, lam_interval(lam, eps)).clip(0, 1)
+            try:
+                return as_delta(self._split("ex_above" if fwd else "ex_below", lam, eps, digits,
+                                            excess=True))
+            except DigitsNotMetError as e:
+                raise DigitsNotMetError(str(e), as_delta(e.reached)) from None
             except PrecisionError:
                 if method == "fourier":
                     raise
@@ -388,7 +424,8 @@ class PrivacyRatio:
             return Estimate(max(float(v), 0.0), err)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
-        return self._exact(lam, eps, digits, quantity, progress, max_seconds)
+        return self._exact(lam, eps, digits, quantity, progress, max_seconds,
+                           what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})")
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
@@ -436,7 +473,9 @@ class PrivacyRatio:
             m = a.scale(s)
             e2 = b.scale(s * s)
             v = Interval(max(e2.lower - m.upper**2, Fraction(0)), e2.upper - m.lower**2)
-            self._cache[key] = (m, v)
+            what = f"reverse %s (N={self.N}, L={self.L}, q={self.q})"
+            self._cache[key] = (require_digits(m, digits, what % "mean"),
+                                require_digits(v, digits, what % "variance"))
         return self._cache[key]
 
     def mean_inverse(self) -> Fraction:

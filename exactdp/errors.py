@@ -37,3 +37,15 @@ class PrecisionError(ExactdpError, ArithmeticError):
     exactdp never answers an undecided comparison with ``False``; callers
     retry at higher precision or report this error.
     """
+
+
+class DigitsNotMetError(PrecisionError):
+    """The requested number of significant digits was not reached.
+
+    ``reached`` is the certified enclosure obtained (valid, only wider than
+    asked); internal callers that only need to decide a comparison use it.
+    """
+
+    def __init__(self, message: str, reached=None):
+        super().__init__(message)
+        self.reached = reached

@@ -492,8 +492,10 @@ EPS_CASES = (("ln 2", {"lam": Fraction(2)}, "2", "$\\varepsilon = \\ln 2$ ($\\la
              ("2", {"eps": 2}, "e^2", "$\\varepsilon = 2$ ($\\lambda = e^2$)"))
 
 
-def calibration_data(n_grid=N_GRID, *, L: int = 5, target=ETA_TARGET) -> dict:
-    """Exact (fast-mode) q, 3-sigma (3.12) q, local-DP q and the eta the 3-sigma q achieves."""
+def calibration_data(n_grid=N_GRID, *, L: int = 5, target=ETA_TARGET, on_row=None) -> dict:
+    """Exact (fast-mode) q, 3-sigma (3.12) q, local-DP q and the eta the 3-sigma q achieves.
+
+    ``on_row()`` is called after each (lambda, N) row (progress)."""
     out = {}
     for name, lam_kw, lam_str, _ in EPS_CASES:
         rows = []
@@ -508,6 +510,8 @@ def calibration_data(n_grid=N_GRID, *, L: int = 5, target=ETA_TARGET) -> dict:
             except Exception:  # no feasible q for the 3-sigma rule at this N
                 r.update({"q_3sigma": None, "eta_at_3sigma": None})
             rows.append(r)
+            if on_row is not None:
+                on_row()
         out[name] = {"lam": lam_str, "rows": rows,
                      "local_dp_q": float(H.local_dp_q(L, lam_str).mid)}
     return out
@@ -674,25 +678,36 @@ def _row_json(r: dict) -> dict:
 
 
 # ----------------------------------------------------------------- entry point
-def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=None) -> list[Path]:
+def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=None,
+                 progress=None) -> list[Path]:
     """Regenerate the figures into ``outdir``; returns the PNG paths.
 
     ``fast_curves``: bin masses (and curves) in fast mode with their error
     bound stated; ``False`` certifies the bin masses too (minutes).  The six
     P[R > lambda] values are always certified.  ``quick``: fewer bins, grid
     points and k values (for tests).  Also writes ``figures.json`` (captions and
-    the numbers they state) and ``figures.md``.
+    the numbers they state) and ``figures.md``.  ``progress``: an
+    :class:`exactdp.progress.Progress` counting the steps (laws, calibration rows,
+    figures).
     """
+    from .progress import Progress
     from .writable import writable_dir
     outdir = writable_dir(outdir, "outdir")
     say = log or (lambda msg: None)
+    bar = progress if progress is not None else Progress("figures", enabled=False)
+    n_grid = N_GRID_QUICK if quick else N_GRID
+    bar.total = len(SETTINGS_33) + len(EPS_CASES) * len(n_grid) + 3
     t0 = time.perf_counter()
     timings = {}
     paths: list[Path] = []
     meta: dict = {}
 
     t = time.perf_counter()
-    laws = [law_data(s, nbins=40 if quick else 80, fast=fast_curves) for s in SETTINGS_33]
+    laws = []
+    for s in SETTINGS_33:
+        bar.note(f"law of R, {s.slug}")
+        laws.append(law_data(s, nbins=40 if quick else 80, fast=fast_curves))
+        bar.update()
     ps, m = _fig_laws(laws, outdir, quick)
     paths += ps
     meta.update(m)
@@ -700,7 +715,8 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     say(f"(a) law of R: {timings['law']:.1f} s")
 
     t = time.perf_counter()
-    cal = calibration_data(N_GRID_QUICK if quick else N_GRID)
+    bar.note("calibration q(N)")
+    cal = calibration_data(n_grid, on_row=bar.update)
     ps, m = _fig_calibration(outdir, cal, quick)
     timings["calibration"] = time.perf_counter() - t
     say(f"(d) calibration: {timings['calibration']:.1f} s")
@@ -709,16 +725,19 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     t = time.perf_counter()
     ps_b, m_b = _fig_sigma(outdir, c5000, quick)
     timings["sigma"] = time.perf_counter() - t
+    bar.update()
     say(f"(b) sigma(d_hat): {timings['sigma']:.1f} s")
 
     t = time.perf_counter()
     ps_c, m_c = _fig_kr(outdir, quick)
     timings["k_randomization"] = time.perf_counter() - t
+    bar.update()
     say(f"(c) k-randomization: {timings['k_randomization']:.1f} s")
 
     t = time.perf_counter()
     ps_e, m_e = _fig_eta_q(outdir, cal, quick)
     timings["eta_vs_q"] = time.perf_counter() - t
+    bar.update()
     say(f"(e) eta against q: {timings['eta_vs_q']:.1f} s")
 
     paths += ps_b + ps_c + ps + ps_e
@@ -755,9 +774,10 @@ def main(argv=None) -> int:
         args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as e:
         return int(e.code) if e.code is not None else 0
-    log = None if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    paths = make_figures(args.outdir, fast_curves=not args.certified_bins, quick=args.quick,
-                         log=log)
+    from .progress import Progress
+    with Progress("figures", unit="step", enabled=not args.quiet) as bar:
+        paths = make_figures(args.outdir, fast_curves=not args.certified_bins, quick=args.quick,
+                             log=None if args.quiet else bar.write, progress=bar)
     for p in paths:
         print(p)
     return 0

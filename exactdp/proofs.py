@@ -60,12 +60,18 @@ def load_script(topic: str):
     return mod
 
 
-def run(topic: str | None = None) -> list[dict]:
-    """Run one topic (or all, in name order) and return the records as dicts."""
+def run(topic: str | None = None, progress=None) -> list[dict]:
+    """Run one topic (or all, in name order) and return the records as dicts.
+
+    ``progress``: an :class:`exactdp.progress.Progress` (one step per topic)."""
     names = [topic] if topic else topics()
     out: list[dict] = []
     seen: set[str] = set()
+    if progress is not None:
+        progress.total = len(names)
     for name in names:
+        if progress is not None:
+            progress.note(name)
         mod = load_script(name)
         for rec in mod.identities():
             d = rec.as_dict() if hasattr(rec, "as_dict") else dict(rec)
@@ -76,6 +82,8 @@ def run(topic: str | None = None) -> list[dict]:
             if d["status"] == "open" and not (d.get("reason") or "").strip():
                 raise ValueError(f"{d['id']}: open without a reason")
             out.append(d)
+        if progress is not None:
+            progress.update()
     return out
 
 
@@ -152,10 +160,13 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print JSON {\"identities\": [...]}")
     ap.add_argument("--markdown", action="store_true", help="print the docs/proofs.md table")
     ap.add_argument("--topic", metavar="NAME", help="run one topic (a proofs/ script name)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     args = ap.parse_args(argv)
     if args.topic and args.topic not in topics():
         ap.error(f"unknown topic {args.topic!r}; choose from {', '.join(topics())}")
-    records = run(args.topic)
+    from .progress import Progress
+    with Progress("proofs", unit="topic", enabled=not (args.quiet or args.json)) as bar:
+        records = run(args.topic, progress=bar)
     if args.json:
         print(to_json(records))
     elif args.markdown:

@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from . import domains
-from .errors import ParameterError, PrecisionError
+from .errors import DigitsNotMetError, ParameterError, PrecisionError
 from .interval import Interval
 from .lam import ln_interval
 
@@ -199,7 +199,14 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
     cap = 3 if dist.choose_method() == "fourier" else 300
 
     def g_exact(lam: Fraction, dg: int) -> Interval:
-        return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
+        if hasattr(progress, "note"):                  # exactdp.progress.Progress
+            progress.note(f"certifying lam = {float(lam):.10g}")
+        # a comparison needs an enclosure, not the digits: a wider one is used as is
+        # (_crossing asks again with more digits when it cannot decide)
+        try:
+            return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
+        except DigitsNotMetError as e:
+            return e.reached
 
     def g_fast(lam: float) -> float:
         lam_q = Fraction(lam)
@@ -226,9 +233,11 @@ def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
         # beyond the float tree: a coarse certified enclosure's midpoint (exactdp.largen);
         # a light law too atomic to smooth falls back to the float tree
         try:
-            if name == "eta":
-                return float(pr.eta(lam=lam, digits=2, method="fourier").mid)
-            return float(pr.delta(lam=lam, digits=2, method="fourier").mid)
+            try:
+                q = pr.eta if name == "eta" else pr.delta
+                return float(q(lam=lam, digits=2, method="fourier").mid)
+            except DigitsNotMetError as e:
+                return float(e.reached.mid)
         except PrecisionError:
             pass
     thr = pr._threshold(lam, None, 128)
@@ -253,7 +262,10 @@ def quantile(dist, prob, *, digits: int = 10, method: str = "exact") -> Interval
         return float(dist.cdf(Fraction(x), method="fast").value)
 
     def g_exact(x: Fraction, dg: int) -> Interval:
-        return dist.cdf(x, digits=min(dg, 300))
+        try:
+            return dist.cdf(x, digits=min(dg, 300))
+        except DigitsNotMetError as e:
+            return e.reached
 
     if method == "fast":
         a, b = rmin * 0.999, rmax

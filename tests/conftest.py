@@ -5,6 +5,14 @@ Profiles
 ``ci``  -- derandomized (reproducible), bounded number of examples, no deadline,
            failing examples printed as reproduce-blobs.  Loaded when ``CI`` is set.
 ``dev`` -- random, also bounded, no deadline.  Loaded otherwise.
+``release`` -- random, 10^4 examples per property test, no deadline: the release
+           check of the certified engine against the brute force
+           (tests/test_release_enclosure.py; about 20 minutes on 2 cores for that file)::
+
+               HYPOTHESIS_PROFILE=release python3 -m pytest -q -s tests/test_release_enclosure.py
+
+           (``--hypothesis-profile=release`` works too).  Run it on the other test
+           files only deliberately: every property test then draws 10^4 examples.
 
 ``HYPOTHESIS_PROFILE=<name>`` overrides the choice.
 """
@@ -30,6 +38,9 @@ settings.register_profile(
 settings.register_profile(
     "dev", max_examples=25, deadline=None, print_blob=True,
     suppress_health_check=_SLOW_OK)
+settings.register_profile(
+    "release", max_examples=10_000, deadline=None, print_blob=True,
+    suppress_health_check=_SLOW_OK + [HealthCheck.filter_too_much])
 
 
 def _truthy(v: str | None) -> bool:

@@ -12,14 +12,24 @@ import pytest
 
 from exactdp import from_randomized_response
 from exactdp.cli import main
+from exactdp.errors import DigitsNotMetError
 from exactdp.largen import split_plan
 from exactdp.mechanism import Mechanism
+
+
+def _reached(query, **kw):
+    """The Fourier enclosure, also when it falls short of the digits asked (at N = 3000
+    it reaches fewer than 4: a DigitsNotMetError carrying the enclosure)."""
+    try:
+        return query(**kw)
+    except DigitsNotMetError as e:
+        return e.reached
 
 
 @pytest.mark.parametrize("direction", ["forward", "reverse"])
 def test_overlaps_tree_eta(direction):
     d = from_randomized_response(3000, 3, "0.2446", direction)
-    a = d.eta(lam=F(6, 5), digits=4, method="fourier")
+    a = _reached(d.eta, lam=F(6, 5), digits=4, method="fourier")
     b = d.eta(lam=F(6, 5), digits=12)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert a.upper < 1 and a.width < F(1, 100)      # informative, not [0, 1]
@@ -28,7 +38,7 @@ def test_overlaps_tree_eta(direction):
 @pytest.mark.parametrize("direction", ["forward", "reverse"])
 def test_overlaps_tree_delta(direction):
     d = from_randomized_response(3000, 3, "0.2446", direction)
-    a = d.delta(lam=F(6, 5), digits=4, method="fourier")
+    a = _reached(d.delta, lam=F(6, 5), digits=4, method="fourier")
     b = d.delta(lam=F(6, 5), digits=12)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert a.width < F(1, 100)
