@@ -28,11 +28,12 @@ _LAZY = {
     "InexactInputError": "errors",
     "CapacityError": "errors",
     "PrecisionError": "errors",
+    "DigitsNotMetError": "errors",
 }
 
 __all__ = ["from_randomized_response", "PrivacyRatio", "WorstCase", "Estimate", "Interval",
            "Mechanism", "ExactdpError", "ParameterError", "InexactInputError",
-           "CapacityError", "PrecisionError"]
+           "CapacityError", "PrecisionError", "DigitsNotMetError"]
 
 
 def __getattr__(name):
