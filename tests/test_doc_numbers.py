@@ -140,6 +140,16 @@ def test_finding1_sigma3_q_for_5000_and_1e4():
         assert agrees("0.1778", Interval(br4.lo, br4.hi))
 
 
+def test_finding1_section34_rows_at_lambda_2():
+    """"the §3.4 table repeats the λ = e² rows under the heading "λ = 2", where the exact η
+    is 0.47–0.58": η at λ = 2 for the three λ = e² settings (N, q)."""
+    lo, hi = find(r"under the heading \"λ = 2\", where the\s+exact η is ([0-9.]+)–([0-9.]+)\.")
+    vals = [from_randomized_response(int(N), 5, q).eta(lam=2, digits=6)
+            for N, q, lam, _, _ in ROWS if lam != "2"]
+    assert len(vals) == 3
+    assert agrees(lo, min(vals, key=lambda v: v.mid)) and agrees(hi, max(vals, key=lambda v: v.mid))
+
+
 # --------------------------------------------------------------- finding 2
 @pytest.mark.slow
 @pytest.mark.parametrize("N,lam,pattern", [
@@ -211,6 +221,17 @@ def test_finding5_deployment_eta():
     (v,) = find(r"certified η = P\[R > e²\] is ([0-9.]+)…")
     iv = from_randomized_response(10**7, 40, "0.351").eta(eps=2, digits=3)
     assert agrees(v, iv, _decimals(v) - 1)     # 3 digits certified: the last shown is rounding
+
+
+def test_finding5_reverse_direction_below():
+    (e,) = find(r"the reverse direction's η is below\s+10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+)\)")
+    exp = int(e.translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")))
+    d = from_randomized_response(10**7, 40, "0.351", "reverse")
+    try:
+        iv = d.eta(eps=2, digits=1)
+    except Exception as err:                     # DigitsNotMetError carries the enclosure
+        iv = err.reached
+    assert iv.upper < F(1, 10**exp), iv
 
 
 # ------------------------------------------------------------------ guarantee
