@@ -153,3 +153,11 @@ def test_worst_case_requires_the_digits_of_the_maximum_only():
     with pytest.raises(DigitsNotMetError) as e:
         d.eta(eps=2, digits=12)
     assert e.value.reached.contains(iv.mid)
+
+
+def test_cli_says_digits_not_reached_in_one_line(capsys):
+    from exactdp.cli import main
+    rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
+    err = capsys.readouterr().err
+    assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
+    assert "asked for 8 significant digits, reached" in err
