@@ -30,11 +30,12 @@ _LAZY = {
     "InexactInputError": "errors",
     "CapacityError": "errors",
     "PrecisionError": "errors",
+    "DigitsNotMetError": "errors",
 }
 
 __all__ = ["from_randomized_response", "from_pair", "Pair", "PrivacyRatio", "WorstCase", "Estimate", "Interval",
            "Mechanism", "ExactdpError", "ParameterError", "InexactInputError",
-           "CapacityError", "PrecisionError"]
+           "CapacityError", "PrecisionError", "DigitsNotMetError"]
 
 
 def __getattr__(name):

@@ -503,7 +503,8 @@ def _main(argv=None) -> int:
         if args.cmd == "calibrate":
             return _cmd_calibrate(args)
     except PrecisionError as e:  # reported, never guessed
-        print(f"exactdp: undecided at working precision: {e}", file=sys.stderr)
+        what = "digits not reached" if hasattr(e, "reached") else "undecided at working precision"
+        print(f"exactdp: {what}: {e}", file=sys.stderr)
         return 3
     except (ValueError, TypeError, ExactdpError) as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -544,13 +544,28 @@ class WorstCase:
             return Interval.hull_max(a, b)
         return a if a.value >= b.value else b
 
+    def _both(self, name, lam, eps, kw):
+        """The larger of the two directions; the digits are required of the maximum only
+        (a direction far below the other need not reach them on its own)."""
+        out, missed = [], None
+        for d in (self.forward, self.reverse):
+            try:
+                out.append(getattr(d, name)(lam, eps, **kw))
+            except DigitsNotMetError as e:
+                out.append(e.reached)
+                missed = e
+        res = self._max(*out)
+        if missed is not None and not meets_digits(res, domains.DIGITS.parse(kw.get("digits", 20))):
+            raise DigitsNotMetError(str(missed), res)
+        return res
+
     def eta(self, lam=None, eps=None, **kw):
         """max(eta_forward, eta_reverse)."""
-        return self._max(self.forward.eta(lam, eps, **kw), self.reverse.eta(lam, eps, **kw))
+        return self._both("eta", lam, eps, kw)
 
     def delta(self, lam=None, eps=None, **kw):
         """max(delta_forward, delta_reverse)."""
-        return self._max(self.forward.delta(lam, eps, **kw), self.reverse.delta(lam, eps, **kw))
+        return self._both("delta", lam, eps, kw)
 
     def epsilon(self, *, delta=None, eta=None, digits: int = 10, progress=None, max_seconds=None):
         """Smallest eps meeting the target in both directions."""

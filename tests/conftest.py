@@ -7,7 +7,8 @@ Profiles
 ``dev`` -- random, also bounded, no deadline.  Loaded otherwise.
 ``release`` -- random, 10^4 examples per property test, no deadline: the release
            check of the certified engine against the brute force
-           (tests/test_release_enclosure.py; about 20 minutes on 2 cores for that file)::
+           (tests/test_release_enclosure.py: 10^4 cases, 54 070 certified answers, 0 misses;
+           92 s CPU, 5.3 min wall on the shared 2 cores, 2026-11-24)::
 
                HYPOTHESIS_PROFILE=release python3 -m pytest -q -s tests/test_release_enclosure.py
 

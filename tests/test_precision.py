@@ -140,3 +140,24 @@ def test_property_digits_met_or_error_and_enclosure(N, L, k, num, digits, inclus
         pytest.fail(f"digits not met for a cheap case: {e}")
     assert iv.contains(truth), (N, L, q, lam, inclusive, iv)
     assert iv.upper == 0 or meets_digits(iv, digits), (iv.relative_width(), digits)
+
+
+def test_worst_case_requires_the_digits_of_the_maximum_only():
+    """At L = 40, N = 10^7 the reverse eta is below 1e-47 and the Fourier strategy pins
+    no digit of it; the worst case (the forward value) still has its 3 digits."""
+    d = from_randomized_response(10**7, 40, "0.351", "worst")
+    iv = d.eta(eps=2, digits=3)
+    assert meets_digits(iv, 3) and 0.0013 < float(iv.mid) < 0.0014
+    with pytest.raises(DigitsNotMetError):
+        d.reverse.eta(eps=2, digits=3)
+    with pytest.raises(DigitsNotMetError) as e:
+        d.eta(eps=2, digits=12)
+    assert e.value.reached.contains(iv.mid)
+
+
+def test_cli_says_digits_not_reached_in_one_line(capsys):
+    from exactdp.cli import main
+    rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
+    err = capsys.readouterr().err
+    assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
+    assert "asked for 8 significant digits, reached" in err
