@@ -93,7 +93,7 @@ def test_python_example_fast_estimates():
     assert abs(float(v) - float(exact.mid)) <= f.error          # the printed value is inside
     assert not f.bound_only
     v2, e2, b2 = find(r'd\.eta\(eps=2, method="fast"\)\s*# Estimate\(([0-9.e-]+) \+- '
-                      r'([0-9.e-]+), bound only\): prints "< ([0-9.e-]+)"')
+                      r'([0-9.e-]+), bound only\): prints "< ([0-9.e-]+)[ "]')
     g = d.eta(eps=2, method="fast")
     assert g.bound_only and sig_agrees(e2, g.error) and sig_agrees(b2, float(g.upper))
     assert sig_agrees(v2, g.value, 0.01)
@@ -153,8 +153,8 @@ def test_finding1_section34_rows_at_lambda_2():
 # --------------------------------------------------------------- finding 2
 @pytest.mark.slow
 @pytest.mark.parametrize("N,lam,pattern", [
-    (1000, "2", r"N = 1000, λ = 2: q ∈ \[([0-9.]+), ([0-9.]+)\] \(3σ rule:\s*([0-9.]+)\)"),
-    (5000, "2", r"N = 5000, λ = 2: q ∈ \[([0-9.]+), ([0-9.]+)\] \(3σ: ([0-9.]+);"),
+    (1000, "2", r"N = 1000, λ = 2: q ∈ \[([0-9.]+), ([0-9.]+)\] \(3σ rule \(3\.13\):\s*([0-9.]+)\)"),
+    (5000, "2", r"N = 5000, λ = 2: q ∈ \[([0-9.]+), ([0-9.]+)\] \(3σ \(3\.13\): ([0-9.]+);"),
 ])
 def test_finding2_calibrated_q(N, lam, pattern):
     from exactdp.calibrate import calibrate
@@ -197,9 +197,6 @@ def test_finding3_proof_counts_match_docs_proofs():
     assert total == sum(counts.values())
 
 
-@pytest.mark.xfail(strict=True, reason="README says 18 of 44 refuted; heuristics.audit_all() "
-                   "gives 16 of 44 (28 confirmed) on 2026-11-24: README to be corrected, then "
-                   "remove this marker")
 def test_finding3_heuristic_numbers_refuted():
     from exactdp.heuristics import audit_all
     n, k = map(int, find(r"Of the (\d+) numbers the heuristics print, (\d+) are refuted"))
