@@ -82,7 +82,7 @@ def _common(p: argparse.ArgumentParser, lam: bool = True):
 
 
 #: Subcommands defined by application modules, which provide ``add_arguments(parser)``
-#: and ``run(args) -> exit code``: name -> (module, help).  Only the branch of the
+#: and ``command(args) -> exit code``: name -> (module, help).  Only the branch of the
 #: command being run imports its module (``exactdp eta`` never loads the audit).
 APPS = {
     "proofs": ("proofs", "machine-checked identities of the papers"),
@@ -162,7 +162,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext, parents=[out],
                            description=getattr(mod, "DESCRIPTION", helptext))
         mod.add_arguments(p)
-        p.set_defaults(run=mod.run)
+        p.set_defaults(run=mod.command)
     return ap
 
 

@@ -29,7 +29,6 @@ grid and then bisected.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -761,26 +760,36 @@ def make_figures(outdir, *, fast_curves: bool = True, quick: bool = False, log=N
     return paths
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="exactdp figures",
-        description="Regenerate the papers' lost figures from exact computation (PNG + captions).")
+DESCRIPTION = "Regenerate the papers' lost figures from exact computation (PNG + captions)."
+
+
+def add_arguments(ap) -> None:
+    """The arguments of ``exactdp figures`` (``--json``/``--quiet`` come from the CLI tree)."""
     ap.add_argument("outdir", help="output directory (created if missing)")
     ap.add_argument("--certified-bins", action="store_true",
                     help="certify the bin masses too (slow); default: fast mode, error stated")
     ap.add_argument("--quick", action="store_true", help="fewer grid points (for tests)")
-    ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    try:
-        args = ap.parse_args(list(sys.argv[1:] if argv is None else argv))
-    except SystemExit as e:
-        return int(e.code) if e.code is not None else 0
+
+
+def command(args) -> int:
+    """``exactdp figures OUTDIR``: write the figures, print their paths (``--json``: a list)."""
     from .progress import Progress
-    with Progress("figures", unit="step", enabled=not args.quiet) as bar:
+    quiet = args.quiet or args.json
+    with Progress("figures", unit="step", enabled=not quiet) as bar:
         paths = make_figures(args.outdir, fast_curves=not args.certified_bins, quick=args.quick,
-                             log=None if args.quiet else bar.write, progress=bar)
-    for p in paths:
-        print(p)
+                             log=None if quiet else bar.write, progress=bar)
+    if args.json:
+        print(json.dumps([str(p) for p in paths], indent=2))
+    else:
+        for p in paths:
+            print(p)
     return 0
+
+
+def main(argv=None) -> int:
+    """``exactdp figures ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["figures", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -25,8 +25,10 @@ import json
 import sys
 from pathlib import Path
 
+from .errors import ParameterError
+
 __all__ = ["proofs_dir", "topics", "load_script", "run", "to_json", "to_markdown",
-           "format_table", "main"]
+           "format_table", "add_arguments", "command", "main"]
 
 FIELDS = ("id", "source", "equation", "statement", "status", "counterexample", "corrected",
           "reason", "topic")
@@ -154,16 +156,19 @@ def to_markdown(records) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="exactdp proofs",
-                                 description="Run the machine-checked proofs of the papers' closed forms.")
-    ap.add_argument("--json", action="store_true", help="print JSON {\"identities\": [...]}")
+DESCRIPTION = "Run the machine-checked proofs of the papers' closed forms."
+
+
+def add_arguments(ap) -> None:
+    """The arguments of ``exactdp proofs`` (``--json``/``--quiet`` come from the CLI tree)."""
     ap.add_argument("--markdown", action="store_true", help="print the docs/proofs.md table")
     ap.add_argument("--topic", metavar="NAME", help="run one topic (a proofs/ script name)")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
-    args = ap.parse_args(argv)
+
+
+def command(args) -> int:
+    """``exactdp proofs``: run the topics, print a table, JSON or markdown."""
     if args.topic and args.topic not in topics():
-        ap.error(f"unknown topic {args.topic!r}; choose from {', '.join(topics())}")
+        raise ParameterError(f"topic: unknown {args.topic!r}; choose from {', '.join(topics())}")
     from .progress import Progress
     with Progress("proofs", unit="topic", enabled=not (args.quiet or args.json)) as bar:
         records = run(args.topic, progress=bar)
@@ -174,6 +179,19 @@ def main(argv=None) -> int:
     else:
         print(format_table(records))
     return 0
+
+
+def main(argv=None) -> int:
+    """``python -m exactdp.proofs``: the same arguments as ``exactdp proofs`` (an oracle does
+    not import the CLI; an unknown topic exits through argparse)."""
+    ap = argparse.ArgumentParser(prog="exactdp proofs", description=DESCRIPTION)
+    ap.add_argument("--json", action="store_true", help="print JSON {\"identities\": [...]}")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    if args.topic and args.topic not in topics():
+        ap.error(f"unknown topic {args.topic!r}; choose from {', '.join(topics())}")
+    return command(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -60,7 +60,7 @@ from .errors import ExactdpError
 from .store import Store, StoreError
 
 __all__ = ["Param", "Quantity", "QUANTITIES", "Point", "Grid", "GridError", "parse_grid",
-           "load_grid", "evaluate_point", "run_sweep", "add_arguments", "run", "main"]
+           "load_grid", "evaluate_point", "run_sweep", "add_arguments", "command", "main"]
 
 INSTALL_HINT = "install with pip install 'exactdp[sweep]'"
 
@@ -591,7 +591,7 @@ def main(argv=None) -> int:
     return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
 
 
-def run(args) -> int:
+def command(args) -> int:
     """``exactdp sweep``: exit 0 when every point of the grid is stored ok, 1 when
     some are stored failed (or the sweep was interrupted), 2 on bad input."""
     try:
