@@ -662,7 +662,64 @@ def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", 
                      "family": family}
     if not refine:
         out["region"]["refine"] = False
+    out["verdict"], out["proof"] = verdict_of(name, variant, out["holds"], Ns)
+    out["region_text"] = region_text(out)
     return out
+
+
+#: Statements (and variants) with a proof: an identity of ``proofs/`` or a cited theorem.
+#: ``(conjecture, variant) -> (proof reference, largest N it covers or None for every N)``.
+PROOFS = {
+    ("invariance", "stated"): ("proofs/symmetry_reductions.py, id sym-invariance (bit flips map every "
+                               "homogeneous pair with an outlier to 000's pair)", None),
+    ("invariance", "reverse"): ("proofs/symmetry_reductions.py, id sym-invariance (reversed pairs)", None),
+    ("l1-claim", "stated"): ("proofs/lemmas_004.py, id 004-3.2 (symbolic in q, n <= 10)", 10),
+}
+
+#: The verdict vocabulary (issue 17): a statement *holds* only with a proof; a search
+#: without a counterexample says so with its region and stays open.
+VERDICT_WORDS = ("false", "holds", "no counterexample in R", "undecided")
+
+
+def verdict_of(name, variant, holds, Ns=None) -> tuple[str, str | None]:
+    """``(verdict, proof)`` from a checker's ``holds`` (False / True / None).
+
+    ``holds is False`` (a certified counterexample) -> ``"false"``; ``True`` ->
+    ``"holds"`` only when :data:`PROOFS` has a proof covering every N searched,
+    otherwise ``"no counterexample in R"`` (open); ``None`` -> ``"undecided"``.
+
+    >>> verdict_of("maximality", "stated", True)
+    ('no counterexample in R', None)
+    >>> verdict_of("invariance", "stated", True)[0]
+    'holds'
+    """
+    if holds is False:
+        return "false", None
+    if holds is None:
+        return "undecided", None
+    ref = PROOFS.get((name, variant))
+    if ref is not None and (ref[1] is None or (Ns is not None and max(Ns) <= ref[1])):
+        return "holds", ref[0]
+    return "no counterexample in R", None
+
+
+def region_text(r: dict) -> str:
+    """The region R of a run, stated exactly: the grid and the cells it skipped."""
+    reg = r["region"]
+    parts = [f"N in {{{reg['N']}}}", f"L in {{{reg['L']}}}", f"q in {{{reg['q']}}}"]
+    if reg.get("lam"):
+        parts.append(f"lambda in {{{reg['lam']}}}")
+    if reg.get("eps"):
+        parts.append(f"eps in {{{reg['eps']}}}")
+    if str(reg.get("k", "1")) != "1" or r["conjecture"] in ("maximality-k", "two-k"):
+        parts.append(f"k in {{{reg.get('k')}}}")
+    fam = reg.get("family")
+    cand = {None: "every neighbouring pair of the variant's candidate family"}.get(fam, f"family {fam}")
+    text = ", ".join(parts) + f"; {cand}; {'P[R >= lambda]' if reg.get('inclusive') else 'P[R > lambda]'}"
+    skipped = [n for n in r.get("notes", []) if "skipped" in n or "beyond" in n]
+    if skipped:
+        text += "; cells left out (beyond the exact enumeration): " + "; ".join(skipped)
+    return text
 
 
 # ----------------------------------------------------------------------------- verification
@@ -817,6 +874,77 @@ REPORT_SPECS = [
     ("l1-claim", "l1-claim", dict(N="1..40", L="1", q="1/4,1/3,0.2446,1/10"), True),
     ("l1-claim-ratio", "l1-claim", dict(N="1..25", L="1", q="1/4,1/3,1/10", variant="ratio"), True),
 ]
+
+
+#: The broad search region of issue 17: every statement and variant over N = 2..6,
+#: L = 1..4, the small-denominator q in (0, 1/2) and a lambda grid (cells beyond the
+#: exact enumeration are listed in each run's ``region_text``).
+BROAD_N, BROAD_L = "2..6", "1..4"
+BROAD_Q = "1/10,1/7,1/6,1/5,2/7,1/3,2/5,3/7"
+BROAD_LAM = "6/5,3/2,2,3,5"
+#: Largest N (times k) enumerated exhaustively by L in the broad runs: all pairs at N = 3,
+#: L = 4 take ~60 s per (q, lambda) point on 2 cores, so that cell is left out (listed).
+BROAD_EXHAUSTIVE = {1: 10**6, 2: 6, 3: 4, 4: 2}
+_B = dict(N=BROAD_N, L=BROAD_L, q=BROAD_Q, lam=BROAD_LAM)
+BROAD_SPECS = [
+    ("broad-max-stated", "maximality", dict(_B)),
+    ("broad-max-worst", "maximality", dict(_B, variant="worst")),
+    ("broad-max-homogeneous", "maximality", dict(_B, variant="homogeneous")),
+    ("broad-max-homogeneous-base", "maximality", dict(_B, variant="homogeneous-base")),
+    ("broad-max-delta-worst", "maximality", dict(_B, variant="worst", quantity="delta")),
+    ("broad-inv-stated", "invariance", dict(_B)),
+    ("broad-inv-reverse", "invariance", dict(_B, variant="reverse")),
+    ("broad-inv-any", "invariance", dict(_B, variant="any-modification")),
+    ("broad-twok-stated", "two-k", dict(_B, k="1,2", variant="stated")),
+    ("broad-twok-canonical", "two-k", dict(_B, k="1,2", variant="canonical")),
+    ("broad-twok-worst", "two-k", dict(_B, k="1,2", variant="worst")),
+    ("broad-twok-homogeneous", "two-k", dict(_B, k="1,2", variant="homogeneous")),
+    ("broad-maxk-forward", "maximality-k", dict(_B, k="2,3")),
+    ("broad-maxk-reverse", "maximality-k", dict(_B, k="2,3", variant="reverse")),
+    ("broad-maxk-worst", "maximality-k", dict(_B, k="2,3", variant="worst")),
+    ("broad-maxk-homogeneous-base", "maximality-k", dict(_B, k="2,3", variant="homogeneous-base")),
+    ("broad-l1-claim", "l1-claim", dict(N="1..40", L="1", q=BROAD_Q)),
+    ("broad-l1-claim-ratio", "l1-claim", dict(N="1..25", L="1", q=BROAD_Q, variant="ratio")),
+]
+
+
+def run_broad(ids=None, progress=None) -> dict:
+    """Run the broad-region specs (:data:`BROAD_SPECS`), or the given ``ids``."""
+    out = {}
+    specs = [s for s in BROAD_SPECS if ids is None or s[0] in ids]
+    saved = dict(EXHAUSTIVE_MAX_N)
+    EXHAUSTIVE_MAX_N.update(BROAD_EXHAUSTIVE)
+    try:
+        for i, (rid, name, kw) in enumerate(specs):
+            out[rid] = check(name, **kw)
+            out[rid]["region"]["exhaustive_max_N"] = {str(k): v for k, v in BROAD_EXHAUSTIVE.items()}
+            out[rid]["region_text"] = region_text(out[rid])
+            if progress is not None:
+                progress(i + 1, len(specs), rid)
+    finally:
+        EXHAUSTIVE_MAX_N.clear()
+        EXHAUSTIVE_MAX_N.update(saved)
+    return out
+
+
+def update_report(out_dir, ids=None, progress=None) -> dict:
+    """Recompute the broad runs (all, or ``ids``) into the cached
+    ``docs/conjectures.json`` (other runs and the picture are kept) and return it."""
+    out_dir = Path(out_dir)
+    path = out_dir / "conjectures.json"
+    data = json.loads(path.read_text())
+    new = run_broad(ids, progress)
+    res = data["results"]
+    for rid, r in new.items():
+        res[rid] = r
+    for rid, r in res.items():              # vocabulary of issue 17 on the older runs too
+        if "verdict" not in r or "region_text" not in r:
+            Ns = parse_ints(r["region"]["N"])
+            r["verdict"], r["proof"] = verdict_of(r["conjecture"], r["variant"], r["holds"], Ns)
+            r["region_text"] = region_text(r)
+    data["verdicts"] = _verdicts(res, data.get("search", {}))
+    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    return data
 
 
 def run_report(cheap_only: bool = False) -> dict:
