@@ -29,6 +29,12 @@ overlap, and ``verify`` re-checks a saved certificate by the independent brute
 force of :mod:`exactdp.bruteforce` (enumeration over all 2^L-type histograms,
 Fractions).  ``holds`` is ``null`` when some comparison could not be decided.
 
+Verdict vocabulary (``verdict`` of a result, issue 17): ``"false"`` (a certified
+counterexample), ``"holds"`` only with a proof (:data:`PROOFS`: an identity of
+``proofs/`` or a cited theorem), otherwise ``"no counterexample in R"`` with the
+region R stated exactly (``region_text``) -- open, never confirmed -- or
+``"undecided"``.  ``holds`` (True/False/None) is the raw search outcome.
+
 CLI::
 
     python -m exactdp.conjectures maximality -N 2..4 -L 1..2 -q 1/4 --lam 2 --json
@@ -1053,14 +1059,31 @@ def render_markdown(data: dict) -> str:
     ]
     for name, text in data["verdicts"].items():
         lines += [f"### {name}", "", f"*Statement*: {STATEMENTS[name]}", "", text, ""]
-    lines += ["## All runs", "",
-              "| run | statement | variant | region | holds | checked (pairs) | smallest counterexample found |",
+    lines += ["## Verdict vocabulary and search region", "",
+              "A statement **holds** only with a proof (an identity of `proofs/` or a cited theorem); "
+              "**false** comes with a certified counterexample (re-verified by brute force in the tests); "
+              "a search that finds none reports **no counterexample in R** with the region R stated, and "
+              "the statement stays open.", "",
+              f"Broad region of every statement and variant (the `broad-*` runs): N = {BROAD_N}, "
+              f"L = {BROAD_L}, q in {{{BROAD_Q}}}, lambda in {{{BROAD_LAM}}}, eta = P[R > lambda] "
+              "(delta for the delta variant), k = 2, 3 for maximality-k and k = 1, 2 for two-k "
+              "(L >= 2k). All neighbouring pairs are enumerated while N k <= "
+              + ", ".join(f"{v if v < 10**6 else 'any'} at L = {k}" for k, v in BROAD_EXHAUSTIVE.items())
+              + "; cells beyond that (and beyond the exact k-randomization region) are left out and "
+              "listed in the run's region below. l1-claim runs over n = 1..40 (ratio: 1..25).", "",
+              "## All runs", "",
+              "| run | statement | variant | region | verdict | checked (pairs) | smallest counterexample found |",
               "|---|---|---|---|---|---|---|"]
     for rid, r in res.items():
         reg = r["region"]
         region = f"N={reg['N']}, L={reg['L']}, q={reg['q']}" + (f", lam={reg['lam']}" if reg.get("lam") else "") + \
                  (f", k={reg['k']}" if reg.get("k") not in (None, "1") else "")
-        h = {True: "**holds**", False: "**false**", None: "undecided"}[r["holds"]]
+        skipped = [n for n in r.get("notes", []) if "skipped" in n or "beyond" in n]
+        if skipped:
+            region += "; left out: " + "; ".join(x.split(":")[0] for x in skipped)
+        word = r.get("verdict") or verdict_of(r["conjecture"], r["variant"], r["holds"],
+                                              parse_ints(reg["N"]))[0]
+        h = f"**{word}**" if word in ("false", "holds") else word
         q = " (delta)" if r.get("quantity") == "delta" else ""
         lines.append(f"| {rid} | {r['conjecture']}{q} | {r['variant']} | {region} | {h} | "
                      f"{r['checked']} ({r['pairs']}) | {_w(r)} |")
@@ -1169,8 +1192,23 @@ def _verdicts(res: dict, search: dict) -> dict:
     def status(rid):
         r = res[rid]
         und = f", {r['undecided']} undecided" if r.get("undecided") else ""
-        return f"`{rid}` {({True: 'holds', False: 'false', None: 'undecided'})[r['holds']]} " \
+        word = r.get("verdict") or verdict_of(r["conjecture"], r["variant"], r["holds"],
+                                              parse_ints(r["region"]["N"]))[0]
+        return f"`{rid}` {word} " \
                f"({r['checked']} comparisons, {r['pairs']} pairs, {r['violations']} certified violations{und})"
+
+    def broad(name):
+        rows = [(rid, r) for rid, r in res.items() if rid.startswith("broad-") and r["conjecture"] == name]
+        if not rows:
+            return ""
+        parts = []
+        for rid, r in rows:
+            wit = f", smallest {cx(rid)}" if r.get("witness") else ""
+            parts.append(f"{r['variant']}{' (delta)' if r.get('quantity') == 'delta' else ''}: "
+                         f"{status(rid)}{wit}")
+        return (" **Broad region** (N = " + BROAD_N + ", L = " + BROAD_L + ", q in {" + BROAD_Q +
+                "}, lambda in {" + BROAD_LAM + "}; the exact regions per run are in the table below): " +
+                "; ".join(parts) + ".")
 
     hb = res.get("max-paper-scale-homb", {})
     homb_closest = "; ".join(
@@ -1219,14 +1257,16 @@ def _verdicts(res: dict, search: dict) -> dict:
         + (f", smallest {cx('max-d1-l5')}" if res.get('max-d1-l5', {}).get('witness') else "") + ". "
         "Where it holds: at the paper's own point (N = 1000, L = 5, q = 0.2446, lambda = 2) 000's pair beats "
         "every homogeneous D and the reverse pair (see the picture: forward d=5 is on top for lambda >= ~1.5, "
-        "the reverse pair is on top near lambda = 1); for L = 1 the picture maps the exact region.")
+        "the reverse pair is on top near lambda = 1); for L = 1 the picture maps the exact region. "
+        "(No counterexample in a region is not a proof: those rows stay open.)" + broad("maximality"))
     v["invariance"] = (
         f"**Holds** (a theorem): {status('inv-stated')}, {status('inv-reverse')}, {status('inv-paper-scale')}. "
         "Proof: flipping the columns where the homogeneous vector z has a 1 maps (z^N, z^(N-1) + not-z) to "
         "(0^N, 0^(N-1) + 1) and is a bijection of histograms preserving both laws "
         "(`proofs/symmetry_reductions.py`, ids sym-group, sym-invariance). The natural strengthening to *any* "
         f"modification (not only the opposite vector) is **false**: {status('inv-any')}; smallest "
-        f"{cx('inv-any')} -- the law depends on the Hamming distance d(z, x_m) and only on it (sym-hamming).")
+        f"{cx('inv-any')} -- the law depends on the Hamming distance d(z, x_m) and only on it (sym-hamming)."
+        + broad("invariance"))
     v["two-k"] = (
         f"Against 000's pair at 2k bits: **false** -- {status('twok-canonical')}; smallest {cx('twok-canonical')} "
         "(a one-bit modification of a homogeneous collection has larger eta at small lambda than the 2k-bit "
@@ -1235,8 +1275,8 @@ def _verdicts(res: dict, search: dict) -> dict:
         f"q = 0.2446, lambda = 6/5 and 2, k = 1, 2, homogeneous bases): {status('twok-paper-scale')}"
         + (f", smallest {cx('twok-paper-scale')}" if res.get('twok-paper-scale', {}).get('witness') else "")
         + ". The literal 'same noise as arbitrary 2k-bit "
-        f"vectors' (equal suprema over all pairs): {status('twok-stated')} -- it holds in that exhaustive region "
-        "(the paper's 'it can be shown' is not a proof; beyond N = 3, L = 3 it is unchecked).")
+        f"vectors' (equal suprema over all pairs): {status('twok-stated')} -- open: no counterexample in that "
+        "exhaustive region, and the paper's 'it can be shown' is not a proof." + broad("two-k"))
     v["maximality-k"] = (
         f"**False** in every variant. Forward (000's pair under k-randomization): {status('maxk-forward-l1')}; "
         f"smallest {cx('maxk-forward-l1')}. Reverse (003 §1.2's own choice D = 0^(N-1)+1, D_m = 0^N): "
@@ -1252,13 +1292,16 @@ def _verdicts(res: dict, search: dict) -> dict:
            if "maxk-paper-scale-worst" in res else "")
         + ". Region: L = 1 exact for any N and k (polynomials); 000's pair and its reverse at any L, N and k "
         "(`exactdp.kcopies`, up to C(k + d, d) = 5000 class compositions of the changed user's outputs); "
-        "other pairs at L >= 2 only while kN is small (coarse-type enumeration: N <= 3, k = 2 at L = 2).")
+        "other pairs at L >= 2 only while kN is small (coarse-type enumeration: N <= 3, k = 2 at L = 2)."
+        + broad("maximality-k"))
     v["l1-claim"] = (
-        f"**Holds** over the checked region: {status('l1-claim')} -- every (y, s) of Claim (3.2) compared "
+        f"**Holds for n <= 10** (proof: `proofs/lemmas_004.py`, id 004-3.2, symbolic in q); for larger n "
+        f"**open** -- 004's induction sketches its boundary cases, so no counterexample in R: "
+        f"{status('l1-claim')} -- every (y, s) of Claim (3.2) compared "
         f"exactly (integer polynomials); the consequence that the all-ones base maximizes the ratio pointwise "
-        f"(x_1 = 1 -> 0): {status('l1-claim-ratio')}. Symbolic in q for n <= 10 in `proofs/lemmas_004.py`. "
+        f"(x_1 = 1 -> 0): {status('l1-claim-ratio')}. "
         "Note that the claim is about the pointwise ratio (pure DP); it does not give maximality of eta, "
-        "which fails already for L = 1 (see maximality).")
+        "which fails already for L = 1 (see maximality)." + broad("l1-claim"))
     return v
 
 
@@ -1375,7 +1418,11 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
     else:
-        h = {True: "holds", False: "FALSE", None: "undecided"}[r["holds"]]
+        h = {"false": "FALSE"}.get(r["verdict"], r["verdict"])
+        if r["verdict"] == "no counterexample in R":
+            h += f" (open; R: {r['region_text']})"
+        elif r["verdict"] == "holds":
+            h += f" (proof: {r['proof']})"
         print(f"{r['conjecture']} ({r['variant']}): {h} -- {r['checked']} comparisons over {r['pairs']} pairs, "
               f"{r['violations']} certified violations, {r['undecided']} undecided ({r['seconds']} s)")
         if r["witness"]:
