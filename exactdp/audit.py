@@ -308,6 +308,22 @@ def deployment_claims(progress=None) -> list[dict]:
                            f"{claimed} in 1 survey out of {int(1 / float(pr.mid))}." if claimed == "15K" else
                            f"Read as a possibility ('could deviate') it is true: the error exceeds "
                            f"{claimed} in 1 survey out of {int(1 / float(pr.mid))}."))})
+    # ---- §4: "estimate even 1% of the population with 10% error"
+    d1 = N // 100
+    pr = deviation_probability(N, "0.351", d1 // 10, d=d1)
+    tick("P[|d_hat - d| > 10% of d]")
+    v = "confirmed" if pr.upper <= sig else ("refuted" if pr.lower > sig else "open")
+    out.append({
+        "id": "000-s4-L40-1pct-10pct-exact", "source": P000, "location": "§4, L = 40 example",
+        "quantity": "estimator error (exact binomial)",
+        "statement": ("q = 0.351, N = 10M: 'sufficient to estimate even 1% of the population with 10% "
+                      "error' -- d = 100K holders, |d_hat - d| <= 10K outside 3 sigma"),
+        "params": {"N": str(N), "q": "0.351", "T": str(d1 // 10), "d": str(d1)},
+        "claimed": "P[|d_hat - d| > 10K] <= 0.0027 (3 sigma)", "computed": pr.to_dict(8), "verdict": v,
+        "reason": (f"certified P[|d_hat - d| > 10000] at d = 100000 (M = Bin(d, p) + Bin(N - d, q), exact "
+                   f"convolution of binomial tails) = [{pr.to_dict(8)['lower']}, {pr.to_dict(8)['upper']}]: "
+                   f"a 10% error is exceeded in 1 survey out of {int(1 / float(pr.mid))} -- 10K is "
+                   "~2 sigma(d_hat), not the 3 sigma of the 15K claim (3 sigma is 15% of d)")})
     return out
 
 

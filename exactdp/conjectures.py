@@ -455,6 +455,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                     except CapacityError:
                         res.notes.append(f"N={N}, L={L}, k={k}: beyond the exact k-randomization region")
                         continue
+                cands = None          # enumerated once per (k, L, N): the symmetry reduction is costly
                 for q in qs:
                     for kind, val in _lam_points(lams, epss):
                         lam, eps = (val, None) if kind == "lam" else (None, val)
@@ -463,7 +464,9 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
                         best = closest = None
                         n0 = res.checked
-                        for P in _family_pairs(N, L, k, family=family, homogeneous_d=hom_d):
+                        if cands is None:
+                            cands = list(_family_pairs(N, L, k, family=family, homogeneous_d=hom_d))
+                        for P in cands:
                             cand, verdict = ev.decide(P, ref)
                             is_ref = any(PR.reduce_pair(P) == PR.reduce_pair(r) for r in refs)
                             if is_ref:
@@ -534,6 +537,7 @@ def _sup(ev, pairs):
 
 def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes):
     res = _Result("two-k", variant, quantity)
+    pair_cache = {}
     for k in ks:
         for L in Ls:
             if L < 2 * k:
@@ -552,9 +556,14 @@ def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, 
                         lam, eps = (val, None) if kind == "lam" else (None, val)
                         ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes)
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
-                        cands = list(PR.enumerate_pairs(N, L, max_weight=k, homogeneous_base=hom))
+                        key = (N, L, k, hom)
+                        if key not in pair_cache:
+                            pair_cache[key] = list(PR.enumerate_pairs(N, L, max_weight=k, homogeneous_base=hom))
+                        cands = pair_cache[key]
                         if variant == "stated":
-                            refP, ref = _sup(ev, PR.enumerate_pairs(N, 2 * k))
+                            if (N, 2 * k) not in pair_cache:
+                                pair_cache[(N, 2 * k)] = list(PR.enumerate_pairs(N, 2 * k))
+                            refP, ref = _sup(ev, pair_cache[(N, 2 * k)])
                             refs = [refP] if refP else []
                             label = "sup over all 2k-bit pairs"
                         else:

@@ -85,21 +85,97 @@ def binomial_tail(n: int, q, k: int, upper: bool = True, prec: int = 256) -> Int
         return arb_to_interval(total)
 
 
-def deviation_probability(N, q, T, prec: int = 256) -> Interval:
-    """Certified ``P[|d_hat - d| > T]`` for d = 0 (see the module doc), N users, noise q.
+def _pmf_range(n: int, q: Fraction, a: int, b: int) -> list:
+    """arb balls of P[Bin(n, q) = k] for a <= k <= b (ratio recursion from k = a)."""
+    t = _pmf(n, a, q)
+    qa = arb(q.numerator) / q.denominator
+    r_qp = qa / (1 - qa)
+    out = [t]
+    for k in range(a, b):
+        t = t * (arb(n - k) / (k + 1)) * r_qp
+        out.append(t)
+    return out
+
+
+def deviation_probability(N, q, T, d: int = 0, prec: int = 256, width: int = 25) -> Interval:
+    """Certified ``P[|d_hat - d| > T]`` with d of the N users holding the bit, noise q.
+
+    ``M = X + Y`` with ``X ~ Bin(d, p)`` (the d holders) and ``Y ~ Bin(N - d, q)``;
+    ``|d_hat - d| > T`` iff ``|M - E M| > T (p - q)``.  For d > 0 the law of X is
+    summed over its mean +/- ``width`` standard deviations (the rest is a certified
+    binomial tail, added as ``[0, mass]``) and the tails of Y at consecutive
+    thresholds by ``G(u + 1) = G(u) - P[Y = u]``.
 
     >>> deviation_probability(2, Fraction(1, 4), Fraction(0))    # |M - 1/2| > 0 always
     Interval[1, 1]
+    >>> deviation_probability(3, Fraction(1, 4), Fraction(1, 2), d=1)
+    Interval[31/64, 31/64]
     """
     N = domains.N.parse(N)
     q = Fraction(domains.Q.parse(q))
     T = Fraction(T)
     if T < 0:
         raise domains.ParameterError(f"T must be >= 0, got {T}")
+    if not 0 <= d <= N:
+        raise domains.ParameterError(f"d must be in [0, N], got {d}")
     p = 1 - q
-    centre, half = q * N, T * (p - q)
-    hi = math.floor(centre + half) + 1        # M > centre + half
-    lo = math.ceil(centre - half) - 1         # M < centre - half
-    a = binomial_tail(N, q, hi, True, prec)
-    b = binomial_tail(N, q, lo, False, prec)
-    return Interval(a.lower + b.lower, min(Fraction(1), a.upper + b.upper))
+    centre, half = p * d + q * (N - d), T * (p - q)
+    if d == 0:
+        hi = math.floor(centre + half) + 1        # M > centre + half
+        lo = math.ceil(centre - half) - 1         # M < centre - half
+        a = binomial_tail(N, q, hi, True, prec)
+        b = binomial_tail(N, q, lo, False, prec)
+        return Interval(a.lower + b.lower, min(Fraction(1), a.upper + b.upper))
+    n = N - d
+    if N <= 200:                                  # small: exact rationals
+        tot = Fraction(0)
+        for x in range(d + 1):
+            px = math.comb(d, x) * p**x * q**(d - x)
+            for y in range(n + 1):
+                if abs(x + y - centre) > half:
+                    tot += px * math.comb(n, y) * q**y * p**(n - y)
+        return Interval.exact(tot)
+    sd = math.sqrt(d * float(p * q))
+    x0 = max(0, int(d * float(p) - width * sd) - 1)
+    x1 = min(d, int(d * float(p) + width * sd) + 1)
+    with flint.ctx.workprec(prec):
+        px = _pmf_range(d, p, x0, x1)
+        out_mass = (binomial_tail(d, p, x1 + 1, True, prec).upper
+                    + binomial_tail(d, p, x0 - 1, False, prec).upper)
+        # upper thresholds u(x) = floor(centre + half - x) + 1, decreasing in x
+        u_of = [math.floor(centre + half - x) + 1 for x in range(x0, x1 + 1)]
+        l_of = [math.ceil(centre - half - x) - 1 for x in range(x0, x1 + 1)]
+
+        def tails(th, upper):
+            lo_t, hi_t = min(th), max(th)
+            lo_c, hi_c = max(lo_t, 0), min(hi_t, n)
+            vals = {}
+            if lo_c <= hi_c:
+                pm = _pmf_range(n, q, lo_c, hi_c)
+                if upper:
+                    g = _interval_arb(binomial_tail(n, q, lo_c, True, prec))
+                    for i, u in enumerate(range(lo_c, hi_c + 1)):
+                        vals[u] = g
+                        g = g - pm[i]
+                else:
+                    h = _interval_arb(binomial_tail(n, q, hi_c, False, prec))
+                    for i, u in enumerate(range(hi_c, lo_c - 1, -1)):
+                        vals[u] = h
+                        h = h - pm[hi_c - lo_c - i]
+            for t in th:
+                if t not in vals:
+                    vals[t] = arb(1) if (upper and t <= 0) or (not upper and t >= n) else arb(0)
+            return vals
+
+        G, H = tails(u_of, True), tails(l_of, False)
+        total = arb(0)
+        for i, x in enumerate(range(x0, x1 + 1)):
+            total += px[i] * (G[u_of[i]] + H[l_of[i]])
+        iv = arb_to_interval(total)
+    return Interval(max(Fraction(0), iv.lower), min(Fraction(1), iv.upper + out_mass))
+
+
+def _interval_arb(iv: Interval) -> arb:
+    lo = arb(iv.lower.numerator) / iv.lower.denominator
+    hi = arb(iv.upper.numerator) / iv.upper.denominator
+    return lo.union(hi)

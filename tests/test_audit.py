@@ -41,7 +41,7 @@ def deploy():
 
 
 def test_deployment_rows_schema(deploy):
-    assert len(deploy) == 7
+    assert len(deploy) == 8
     for r in deploy.values():
         assert KEYS <= set(r) and r["verdict"] in ("confirmed", "refuted", "open") and r["reason"]
         assert r["quantity"] in audit.DEPLOY_QUANTITIES
@@ -76,6 +76,39 @@ def test_estimator_rows_against_scipy(deploy, rid, q, T):
     assert float(a) <= expect * (1 + 1e-8) and expect * (1 - 1e-8) <= float(b)
     level = 2 * norm.sf(3)
     assert r["verdict"] == ("confirmed" if expect < level else "refuted")
+
+
+def test_one_percent_row_against_scipy(deploy):
+    """d = 100K holders: P[|d_hat - d| > 10K] by a float convolution of scipy binomials."""
+    from scipy.stats import binom, norm
+    N, d, q = 10**7, 10**5, 0.351
+    n, p = N - d, 1 - q
+    c, h = p * d + q * n, 10_000 * (p - q)
+    x = np.arange(0, d + 1)
+    px = binom.pmf(x, d, p)
+    expect = float((px * (binom.sf(np.floor(c + h - x), n, q) + binom.cdf(np.ceil(c - h - x) - 1, n, q))).sum())
+    r = deploy["000-s4-L40-1pct-10pct-exact"]
+    a, b = _iv(r["computed"])
+    assert float(a) <= expect * (1 + 1e-7) and expect * (1 - 1e-7) <= float(b)
+    assert r["verdict"] == ("confirmed" if expect < 2 * norm.sf(3) else "refuted")
+
+
+def test_estimator_small_cases_by_brute_force():
+    """exactdp.estimator against a direct Fraction enumeration (d = 0 and d > 0, N > 200 too)."""
+    from exactdp.estimator import deviation_probability
+    F = Fraction
+
+    def bf(N, q, T, d):
+        p = 1 - q
+        c, h = p * d + q * (N - d), T * (p - q)
+        px = [math.comb(d, x) * p**x * q**(d - x) for x in range(d + 1)]
+        py = [math.comb(N - d, y) * q**y * p**(N - d - y) for y in range(N - d + 1)]
+        return sum(px[x] * py[y] for x in range(d + 1) for y in range(N - d + 1) if abs(x + y - c) > h)
+
+    for N, q, T, d in [(5, F(1, 3), F(1), 0), (7, F(1, 4), F(2), 3), (250, F(2, 7), F(30), 40),
+                       (260, F(1, 10), F(25), 0)]:
+        iv = deviation_probability(N, q, T, d=d)
+        assert iv.contains(bf(N, q, T, d)), (N, q, T, d)
 
 
 def _mc_eta(q: float, n_samples: int, seed: int) -> float:
