@@ -10,10 +10,18 @@ claims of ``../shared/papers/`` and decides each one against exact computation:
 * the identities and bounds (000 §3.1-3.2, §6 (6.1)/(6.2), Appendices; 003;
   004) -- from the machine-checked ``proofs/``;
 * the conjectures (000 §1.2, §5; 003 §1.2; 004 §3.1) -- from
-  :mod:`exactdp.conjectures` when available.
+  :mod:`exactdp.conjectures` when available: *confirmed* only with a proof,
+  *refuted* by a certified counterexample, otherwise *open* ("no counterexample
+  in R", the region R stated);
+* the deployment-scale claims of 000 §3.4 and §4 (L = 40, N = 10M, lambda = e^2)
+  read as statements about the mechanism (:func:`deployment_claims`): certified
+  eta by :mod:`exactdp.largen`, the local-DP condition (4.1) in exact rationals,
+  the estimator's error by certified binomial tails (:mod:`exactdp.estimator`).
 
 Each record: ``id, source, location, statement, quantity, params, claimed,
-computed, verdict (confirmed | refuted | open), reason``.
+computed, verdict (confirmed | refuted | open), reason``.  ``exactdp audit``
+shows a progress bar on a terminal (tqdm, when installed; none with ``--quiet``,
+``--json`` or ``--markdown``).
 
 **Tolerance rule** (:func:`exactdp.heuristics.tolerance`): a printed value
 with unit ``u`` in its last printed digit is consistent with a true value x
