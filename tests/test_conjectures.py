@@ -91,6 +91,21 @@ def test_maximality_false_at_paper_scale():
     assert rev.lower > F("0.3294") and fwd.upper < F("0.3142")
 
 
+def test_two_k_stated_is_false_in_the_broad_region():
+    """000 §5 'same noise as arbitrary 2k-bit vectors', k = 1, L = 2, N = 3, q = 1/5, lam = 3/2:
+    a 2-bit pair beats every pair of vectors with <= 1 set bit (all collections enumerated)."""
+    from itertools import product
+    q, lam = F(1, 5), F(3, 2)
+    w = _bf_eta([_v("00"), _v("10"), _v("01")], [_v("00"), _v("10"), _v("11")], q, lam)
+    light = [_v("00"), _v("10"), _v("01")]
+    best = F(0)
+    for base in product(light, repeat=2):
+        for x, xm in product(light, repeat=2):
+            if x != xm:
+                best = max(best, _bf_eta(list(base) + [x], list(base) + [xm], q, lam))
+    assert (w, best) == (F(11564, 15625), F(88, 125)) and w > best
+
+
 def test_invariance_any_modification_is_false():
     w = _bf_eta([_v("00")], [_v("10")], F(1, 4), F(3, 2))
     c = _bf_eta([_v("00")], [_v("11")], F(1, 4), F(3, 2))
