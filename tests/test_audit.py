@@ -173,6 +173,29 @@ def test_progress_is_silent_when_not_a_tty(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_progress_bar_on_a_terminal(monkeypatch):
+    """On a terminal (and with tqdm installed) the audit draws a bar on stderr."""
+    import io
+    import sys
+    pytest.importorskip("tqdm")
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    bar = audit._Progress(2, True)
+    bar("first step")
+    bar("second step")
+    bar.close()
+    assert "audit" in err.getvalue() and "/2" in err.getvalue() and "second step" in err.getvalue()
+    quiet = Tty()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    audit._Progress(2, False)("x")
+    assert quiet.getvalue() == ""
+
+
 # ----------------------------------------------------------------------------- slow: the whole audit
 @pytest.fixture(scope="module")
 def result():
