@@ -29,6 +29,12 @@ overlap, and ``verify`` re-checks a saved certificate by the independent brute
 force of :mod:`exactdp.bruteforce` (enumeration over all 2^L-type histograms,
 Fractions).  ``holds`` is ``null`` when some comparison could not be decided.
 
+Verdict vocabulary (``verdict`` of a result, issue 17): ``"false"`` (a certified
+counterexample), ``"holds"`` only with a proof (:data:`PROOFS`: an identity of
+``proofs/`` or a cited theorem), otherwise ``"no counterexample in R"`` with the
+region R stated exactly (``region_text``) -- open, never confirmed -- or
+``"undecided"``.  ``holds`` (True/False/None) is the raw search outcome.
+
 CLI::
 
     python -m exactdp.conjectures maximality -N 2..4 -L 1..2 -q 1/4 --lam 2 --json
@@ -449,6 +455,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                     except CapacityError:
                         res.notes.append(f"N={N}, L={L}, k={k}: beyond the exact k-randomization region")
                         continue
+                cands = None          # enumerated once per (k, L, N): the symmetry reduction is costly
                 for q in qs:
                     for kind, val in _lam_points(lams, epss):
                         lam, eps = (val, None) if kind == "lam" else (None, val)
@@ -457,7 +464,9 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
                         best = closest = None
                         n0 = res.checked
-                        for P in _family_pairs(N, L, k, family=family, homogeneous_d=hom_d):
+                        if cands is None:
+                            cands = list(_family_pairs(N, L, k, family=family, homogeneous_d=hom_d))
+                        for P in cands:
                             cand, verdict = ev.decide(P, ref)
                             is_ref = any(PR.reduce_pair(P) == PR.reduce_pair(r) for r in refs)
                             if is_ref:
@@ -528,6 +537,7 @@ def _sup(ev, pairs):
 
 def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes):
     res = _Result("two-k", variant, quantity)
+    pair_cache = {}
     for k in ks:
         for L in Ls:
             if L < 2 * k:
@@ -546,9 +556,14 @@ def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, 
                         lam, eps = (val, None) if kind == "lam" else (None, val)
                         ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes)
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
-                        cands = list(PR.enumerate_pairs(N, L, max_weight=k, homogeneous_base=hom))
+                        key = (N, L, k, hom)
+                        if key not in pair_cache:
+                            pair_cache[key] = list(PR.enumerate_pairs(N, L, max_weight=k, homogeneous_base=hom))
+                        cands = pair_cache[key]
                         if variant == "stated":
-                            refP, ref = _sup(ev, PR.enumerate_pairs(N, 2 * k))
+                            if (N, 2 * k) not in pair_cache:
+                                pair_cache[(N, 2 * k)] = list(PR.enumerate_pairs(N, 2 * k))
+                            refP, ref = _sup(ev, pair_cache[(N, 2 * k)])
                             refs = [refP] if refP else []
                             label = "sup over all 2k-bit pairs"
                         else:
@@ -662,7 +677,64 @@ def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", 
                      "family": family}
     if not refine:
         out["region"]["refine"] = False
+    out["verdict"], out["proof"] = verdict_of(name, variant, out["holds"], Ns)
+    out["region_text"] = region_text(out)
     return out
+
+
+#: Statements (and variants) with a proof: an identity of ``proofs/`` or a cited theorem.
+#: ``(conjecture, variant) -> (proof reference, largest N it covers or None for every N)``.
+PROOFS = {
+    ("invariance", "stated"): ("proofs/symmetry_reductions.py, id sym-invariance (bit flips map every "
+                               "homogeneous pair with an outlier to 000's pair)", None),
+    ("invariance", "reverse"): ("proofs/symmetry_reductions.py, id sym-invariance (reversed pairs)", None),
+    ("l1-claim", "stated"): ("proofs/lemmas_004.py, id 004-3.2 (symbolic in q, n <= 10)", 10),
+}
+
+#: The verdict vocabulary (issue 17): a statement *holds* only with a proof; a search
+#: without a counterexample says so with its region and stays open.
+VERDICT_WORDS = ("false", "holds", "no counterexample in R", "undecided")
+
+
+def verdict_of(name, variant, holds, Ns=None) -> tuple[str, str | None]:
+    """``(verdict, proof)`` from a checker's ``holds`` (False / True / None).
+
+    ``holds is False`` (a certified counterexample) -> ``"false"``; ``True`` ->
+    ``"holds"`` only when :data:`PROOFS` has a proof covering every N searched,
+    otherwise ``"no counterexample in R"`` (open); ``None`` -> ``"undecided"``.
+
+    >>> verdict_of("maximality", "stated", True)
+    ('no counterexample in R', None)
+    >>> verdict_of("invariance", "stated", True)[0]
+    'holds'
+    """
+    if holds is False:
+        return "false", None
+    if holds is None:
+        return "undecided", None
+    ref = PROOFS.get((name, variant))
+    if ref is not None and (ref[1] is None or (Ns is not None and max(Ns) <= ref[1])):
+        return "holds", ref[0]
+    return "no counterexample in R", None
+
+
+def region_text(r: dict) -> str:
+    """The region R of a run, stated exactly: the grid and the cells it skipped."""
+    reg = r["region"]
+    parts = [f"N in {{{reg['N']}}}", f"L in {{{reg['L']}}}", f"q in {{{reg['q']}}}"]
+    if reg.get("lam"):
+        parts.append(f"lambda in {{{reg['lam']}}}")
+    if reg.get("eps"):
+        parts.append(f"eps in {{{reg['eps']}}}")
+    if str(reg.get("k", "1")) != "1" or r["conjecture"] in ("maximality-k", "two-k"):
+        parts.append(f"k in {{{reg.get('k')}}}")
+    fam = reg.get("family")
+    cand = {None: "every neighbouring pair of the variant's candidate family"}.get(fam, f"family {fam}")
+    text = ", ".join(parts) + f"; {cand}; {'P[R >= lambda]' if reg.get('inclusive') else 'P[R > lambda]'}"
+    skipped = [n for n in r.get("notes", []) if "skipped" in n or "beyond" in n]
+    if skipped:
+        text += "; cells left out (beyond the exact enumeration): " + "; ".join(skipped)
+    return text
 
 
 # ----------------------------------------------------------------------------- verification
@@ -819,6 +891,84 @@ REPORT_SPECS = [
 ]
 
 
+#: The broad search region of issue 17: every statement and variant over N = 2..6,
+#: L = 1..4, the small-denominator q in (0, 1/2) and a lambda grid (cells beyond the
+#: exact enumeration are listed in each run's ``region_text``).
+BROAD_N, BROAD_L = "2..6", "1..4"
+BROAD_Q = "1/10,1/7,1/6,1/5,2/7,1/3,2/5,3/7"
+BROAD_LAM = "6/5,3/2,2,3,5"
+#: Largest N (times k) enumerated exhaustively by L in the broad runs: all pairs at N = 3,
+#: L = 4 take ~60 s per (q, lambda) point on 2 cores, so that cell is left out (listed).
+BROAD_EXHAUSTIVE = {1: 10**6, 2: 6, 3: 4, 4: 2}
+_B = dict(N=BROAD_N, L=BROAD_L, q=BROAD_Q, lam=BROAD_LAM)
+BROAD_SPECS = [
+    ("broad-max-stated", "maximality", dict(_B)),
+    ("broad-max-worst", "maximality", dict(_B, variant="worst")),
+    ("broad-max-homogeneous", "maximality", dict(_B, variant="homogeneous")),
+    ("broad-max-homogeneous-base", "maximality", dict(_B, variant="homogeneous-base")),
+    ("broad-max-delta-worst", "maximality", dict(_B, variant="worst", quantity="delta")),
+    ("broad-inv-stated", "invariance", dict(_B)),
+    ("broad-inv-reverse", "invariance", dict(_B, variant="reverse")),
+    ("broad-inv-any", "invariance", dict(_B, variant="any-modification")),
+    ("broad-twok-stated", "two-k", dict(_B, k="1,2", variant="stated")),
+    ("broad-twok-canonical", "two-k", dict(_B, k="1,2", variant="canonical")),
+    ("broad-twok-worst", "two-k", dict(_B, k="1,2", variant="worst")),
+    ("broad-twok-homogeneous", "two-k", dict(_B, k="1,2", variant="homogeneous")),
+    ("broad-maxk-forward", "maximality-k", dict(_B, k="2,3")),
+    ("broad-maxk-reverse", "maximality-k", dict(_B, k="2,3", variant="reverse")),
+    ("broad-maxk-worst", "maximality-k", dict(_B, k="2,3", variant="worst")),
+    # homogeneous bases under k-randomization at L >= 3 go through exactdp.kcopies (> 60 s per
+    # (q, lambda) point on 2 cores): this variant's broad run stops at L = 2
+    ("broad-maxk-homogeneous-base", "maximality-k", dict(_B, L="1..2", k="2,3", variant="homogeneous-base")),
+    ("broad-l1-claim", "l1-claim", dict(N="1..40", L="1", q=BROAD_Q)),
+    ("broad-l1-claim-ratio", "l1-claim", dict(N="1..25", L="1", q=BROAD_Q, variant="ratio")),
+]
+
+
+def run_broad(ids=None, progress=None) -> dict:
+    """Run the broad-region specs (:data:`BROAD_SPECS`), or the given ``ids``."""
+    out = {}
+    specs = [s for s in BROAD_SPECS if ids is None or s[0] in ids]
+    saved = dict(EXHAUSTIVE_MAX_N)
+    EXHAUSTIVE_MAX_N.update(BROAD_EXHAUSTIVE)
+    try:
+        for i, (rid, name, kw) in enumerate(specs):
+            out[rid] = check(name, **kw)
+            out[rid]["region"]["exhaustive_max_N"] = {str(k): v for k, v in BROAD_EXHAUSTIVE.items()}
+            for pt in out[rid]["points"]:       # keep the cache small: reference and maximum only
+                for key in ("closest_pair", "closest_value", "max_pair"):
+                    pt.pop(key, None)
+            out[rid]["region_text"] = region_text(out[rid])
+            if progress is not None:
+                progress(i + 1, len(specs), rid)
+    finally:
+        EXHAUSTIVE_MAX_N.clear()
+        EXHAUSTIVE_MAX_N.update(saved)
+    return out
+
+
+def update_report(out_dir, ids=None, progress=None, new=None) -> dict:
+    """Recompute the broad runs (all, or ``ids``; or take the results ``new``) into the
+    cached ``docs/conjectures.json`` (other runs and the picture are kept) and return it.
+    ``python -m exactdp.conjectures report --broad-only > docs/conjectures.md`` does this."""
+    out_dir = Path(out_dir)
+    path = out_dir / "conjectures.json"
+    data = json.loads(path.read_text())
+    if new is None:
+        new = run_broad(ids, progress)
+    res = data["results"]
+    for rid, r in new.items():
+        res[rid] = r
+    for rid, r in res.items():              # vocabulary of issue 17 on the older runs too
+        if "verdict" not in r or "region_text" not in r:
+            Ns = parse_ints(r["region"]["N"])
+            r["verdict"], r["proof"] = verdict_of(r["conjecture"], r["variant"], r["holds"], Ns)
+            r["region_text"] = region_text(r)
+    data["verdicts"] = _verdicts(res, data.get("search", {}))
+    path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n")
+    return data
+
+
 def run_report(cheap_only: bool = False) -> dict:
     out = {}
     for rid, name, kw, cheap in REPORT_SPECS:
@@ -910,7 +1060,8 @@ def render_markdown(data: dict) -> str:
         "# The papers' worst-case conjectures, checked mechanically",
         "",
         "Generated by `python -m exactdp.conjectures report > docs/conjectures.md` (which also writes "
-        "`docs/conjectures.json` and `docs/conjectures.png`); `tests/test_conjectures.py` re-verifies every "
+        "`docs/conjectures.json` and `docs/conjectures.png`; `report --broad-only` recomputes only the "
+        "broad-region runs, ~10 min); `tests/test_conjectures.py` re-verifies every "
         "certificate below by independent brute force, recomputes the cheap rows and checks that this file "
         "matches the cached results.",
         "",
@@ -925,14 +1076,33 @@ def render_markdown(data: dict) -> str:
     ]
     for name, text in data["verdicts"].items():
         lines += [f"### {name}", "", f"*Statement*: {STATEMENTS[name]}", "", text, ""]
-    lines += ["## All runs", "",
-              "| run | statement | variant | region | holds | checked (pairs) | smallest counterexample found |",
+    lines += ["## Verdict vocabulary and search region", "",
+              "A statement **holds** only with a proof (an identity of `proofs/` or a cited theorem); "
+              "**false** comes with a certified counterexample (re-verified by brute force in the tests); "
+              "a search that finds none reports **no counterexample in R** with the region R stated, and "
+              "the statement stays open.", "",
+              f"Broad region of every statement and variant (the `broad-*` runs): N = {BROAD_N}, "
+              f"L = {BROAD_L}, q in {{{BROAD_Q}}}, lambda in {{{BROAD_LAM}}}, eta = P[R > lambda] "
+              "(delta for the delta variant), k = 2, 3 for maximality-k and k = 1, 2 for two-k "
+              "(L >= 2k). All neighbouring pairs are enumerated while N k <= "
+              + ", ".join(f"{v if v < 10**6 else 'any'} at L = {k}" for k, v in BROAD_EXHAUSTIVE.items())
+              + "; cells beyond that (and beyond the exact k-randomization region) are left out and "
+              "listed in the run's region below; maximality-k over homogeneous bases stops at L = 2 "
+              "(exactdp.kcopies takes over a minute per point at L = 3). l1-claim runs over n = 1..40 "
+              "(ratio: 1..25).", "",
+              "## All runs", "",
+              "| run | statement | variant | region | verdict | checked (pairs) | smallest counterexample found |",
               "|---|---|---|---|---|---|---|"]
     for rid, r in res.items():
         reg = r["region"]
         region = f"N={reg['N']}, L={reg['L']}, q={reg['q']}" + (f", lam={reg['lam']}" if reg.get("lam") else "") + \
                  (f", k={reg['k']}" if reg.get("k") not in (None, "1") else "")
-        h = {True: "**holds**", False: "**false**", None: "undecided"}[r["holds"]]
+        skipped = [n for n in r.get("notes", []) if "skipped" in n or "beyond" in n]
+        if skipped:
+            region += "; left out: " + "; ".join(x.split(":")[0] for x in skipped)
+        word = r.get("verdict") or verdict_of(r["conjecture"], r["variant"], r["holds"],
+                                              parse_ints(reg["N"]))[0]
+        h = f"**{word}**" if word in ("false", "holds") else word
         q = " (delta)" if r.get("quantity") == "delta" else ""
         lines.append(f"| {rid} | {r['conjecture']}{q} | {r['variant']} | {region} | {h} | "
                      f"{r['checked']} ({r['pairs']}) | {_w(r)} |")
@@ -1041,8 +1211,23 @@ def _verdicts(res: dict, search: dict) -> dict:
     def status(rid):
         r = res[rid]
         und = f", {r['undecided']} undecided" if r.get("undecided") else ""
-        return f"`{rid}` {({True: 'holds', False: 'false', None: 'undecided'})[r['holds']]} " \
+        word = r.get("verdict") or verdict_of(r["conjecture"], r["variant"], r["holds"],
+                                              parse_ints(r["region"]["N"]))[0]
+        return f"`{rid}` {word} " \
                f"({r['checked']} comparisons, {r['pairs']} pairs, {r['violations']} certified violations{und})"
+
+    def broad(name):
+        rows = [(rid, r) for rid, r in res.items() if rid.startswith("broad-") and r["conjecture"] == name]
+        if not rows:
+            return ""
+        parts = []
+        for rid, r in rows:
+            wit = f", smallest {cx(rid)}" if r.get("witness") else ""
+            parts.append(f"{r['variant']}{' (delta)' if r.get('quantity') == 'delta' else ''}: "
+                         f"{status(rid)}{wit}")
+        return (" **Broad region** (N = " + BROAD_N + ", L = " + BROAD_L + ", q in {" + BROAD_Q +
+                "}, lambda in {" + BROAD_LAM + "}; the exact regions per run are in the table below): " +
+                "; ".join(parts) + ".")
 
     hb = res.get("max-paper-scale-homb", {})
     homb_closest = "; ".join(
@@ -1091,14 +1276,16 @@ def _verdicts(res: dict, search: dict) -> dict:
         + (f", smallest {cx('max-d1-l5')}" if res.get('max-d1-l5', {}).get('witness') else "") + ". "
         "Where it holds: at the paper's own point (N = 1000, L = 5, q = 0.2446, lambda = 2) 000's pair beats "
         "every homogeneous D and the reverse pair (see the picture: forward d=5 is on top for lambda >= ~1.5, "
-        "the reverse pair is on top near lambda = 1); for L = 1 the picture maps the exact region.")
+        "the reverse pair is on top near lambda = 1); for L = 1 the picture maps the exact region. "
+        "(No counterexample in a region is not a proof: those rows stay open.)" + broad("maximality"))
     v["invariance"] = (
         f"**Holds** (a theorem): {status('inv-stated')}, {status('inv-reverse')}, {status('inv-paper-scale')}. "
         "Proof: flipping the columns where the homogeneous vector z has a 1 maps (z^N, z^(N-1) + not-z) to "
         "(0^N, 0^(N-1) + 1) and is a bijection of histograms preserving both laws "
         "(`proofs/symmetry_reductions.py`, ids sym-group, sym-invariance). The natural strengthening to *any* "
         f"modification (not only the opposite vector) is **false**: {status('inv-any')}; smallest "
-        f"{cx('inv-any')} -- the law depends on the Hamming distance d(z, x_m) and only on it (sym-hamming).")
+        f"{cx('inv-any')} -- the law depends on the Hamming distance d(z, x_m) and only on it (sym-hamming)."
+        + broad("invariance"))
     v["two-k"] = (
         f"Against 000's pair at 2k bits: **false** -- {status('twok-canonical')}; smallest {cx('twok-canonical')} "
         "(a one-bit modification of a homogeneous collection has larger eta at small lambda than the 2k-bit "
@@ -1107,8 +1294,12 @@ def _verdicts(res: dict, search: dict) -> dict:
         f"q = 0.2446, lambda = 6/5 and 2, k = 1, 2, homogeneous bases): {status('twok-paper-scale')}"
         + (f", smallest {cx('twok-paper-scale')}" if res.get('twok-paper-scale', {}).get('witness') else "")
         + ". The literal 'same noise as arbitrary 2k-bit "
-        f"vectors' (equal suprema over all pairs): {status('twok-stated')} -- it holds in that exhaustive region "
-        "(the paper's 'it can be shown' is not a proof; beyond N = 3, L = 3 it is unchecked).")
+        f"vectors' (equal suprema over all pairs): {status('twok-stated')} in that narrow region"
+        + (f" -- but **false** in the broad region: arbitrary 2k-bit pairs are strictly worse than every "
+           f"<= k-bit pair, smallest {cx('broad-twok-stated')}"
+           if res.get("broad-twok-stated", {}).get("holds") is False else
+           " -- open: the paper's 'it can be shown' is not a proof")
+        + "." + broad("two-k"))
     v["maximality-k"] = (
         f"**False** in every variant. Forward (000's pair under k-randomization): {status('maxk-forward-l1')}; "
         f"smallest {cx('maxk-forward-l1')}. Reverse (003 §1.2's own choice D = 0^(N-1)+1, D_m = 0^N): "
@@ -1124,13 +1315,16 @@ def _verdicts(res: dict, search: dict) -> dict:
            if "maxk-paper-scale-worst" in res else "")
         + ". Region: L = 1 exact for any N and k (polynomials); 000's pair and its reverse at any L, N and k "
         "(`exactdp.kcopies`, up to C(k + d, d) = 5000 class compositions of the changed user's outputs); "
-        "other pairs at L >= 2 only while kN is small (coarse-type enumeration: N <= 3, k = 2 at L = 2).")
+        "other pairs at L >= 2 only while kN is small (coarse-type enumeration: N <= 3, k = 2 at L = 2)."
+        + broad("maximality-k"))
     v["l1-claim"] = (
-        f"**Holds** over the checked region: {status('l1-claim')} -- every (y, s) of Claim (3.2) compared "
+        f"**Holds for n <= 10** (proof: `proofs/lemmas_004.py`, id 004-3.2, symbolic in q); for larger n "
+        f"**open** -- 004's induction sketches its boundary cases, so no counterexample in R: "
+        f"{status('l1-claim')} -- every (y, s) of Claim (3.2) compared "
         f"exactly (integer polynomials); the consequence that the all-ones base maximizes the ratio pointwise "
-        f"(x_1 = 1 -> 0): {status('l1-claim-ratio')}. Symbolic in q for n <= 10 in `proofs/lemmas_004.py`. "
+        f"(x_1 = 1 -> 0): {status('l1-claim-ratio')}. "
         "Note that the claim is about the pointwise ratio (pure DP); it does not give maximality of eta, "
-        "which fails already for L = 1 (see maximality).")
+        "which fails already for L = 1 (see maximality)." + broad("l1-claim"))
     return v
 
 
@@ -1207,6 +1401,8 @@ def build_parser():
                     help="keep each pair's first route (kernel, or the Chernoff bound for one-minority bases); "
                          "do not retry open comparisons with the lattice bracket")
     ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--broad-only", action="store_true",
+                    help="report: recompute only the broad-region runs into the cached results (~10 min)")
     return ap
 
 
@@ -1215,7 +1411,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         if args.name == "report":
-            data = build_report(docs_dir())
+            data = update_report(docs_dir()) if args.broad_only else build_report(docs_dir())
             sys.stdout.write(render_markdown(data))
             return 0
         if args.name == "verify":
@@ -1247,7 +1443,11 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(r, indent=2))
     else:
-        h = {True: "holds", False: "FALSE", None: "undecided"}[r["holds"]]
+        h = {"false": "FALSE"}.get(r["verdict"], r["verdict"])
+        if r["verdict"] == "no counterexample in R":
+            h += f" (open; R: {r['region_text']})"
+        elif r["verdict"] == "holds":
+            h += f" (proof: {r['proof']})"
         print(f"{r['conjecture']} ({r['variant']}): {h} -- {r['checked']} comparisons over {r['pairs']} pairs, "
               f"{r['violations']} certified violations, {r['undecided']} undecided ({r['seconds']} s)")
         if r["witness"]:

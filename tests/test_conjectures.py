@@ -91,6 +91,21 @@ def test_maximality_false_at_paper_scale():
     assert rev.lower > F("0.3294") and fwd.upper < F("0.3142")
 
 
+def test_two_k_stated_is_false_in_the_broad_region():
+    """000 §5 'same noise as arbitrary 2k-bit vectors', k = 1, L = 2, N = 3, q = 1/5, lam = 3/2:
+    a 2-bit pair beats every pair of vectors with <= 1 set bit (all collections enumerated)."""
+    from itertools import product
+    q, lam = F(1, 5), F(3, 2)
+    w = _bf_eta([_v("00"), _v("10"), _v("01")], [_v("00"), _v("10"), _v("11")], q, lam)
+    light = [_v("00"), _v("10"), _v("01")]
+    best = F(0)
+    for base in product(light, repeat=2):
+        for x, xm in product(light, repeat=2):
+            if x != xm:
+                best = max(best, _bf_eta(list(base) + [x], list(base) + [xm], q, lam))
+    assert (w, best) == (F(11564, 15625), F(88, 125)) and w > best
+
+
 def test_invariance_any_modification_is_false():
     w = _bf_eta([_v("00")], [_v("10")], F(1, 4), F(3, 2))
     c = _bf_eta([_v("00")], [_v("11")], F(1, 4), F(3, 2))
@@ -204,6 +219,89 @@ def test_cheap_runs_recomputed(cached, rid):
     r = C.check(spec[1], **spec[2])
     c = cached["results"][rid]
     for key in ("holds", "checked", "pairs", "violations", "undecided", "witness", "witness_eta", "canonical_eta"):
+        assert r[key] == c[key], (rid, key)
+
+
+def test_verdict_vocabulary(cached):
+    """issue 17: 'holds' only with a proof; a search without counterexample is open with its region."""
+    for rid, r in cached["results"].items():
+        assert r["verdict"] in C.VERDICT_WORDS, rid
+        Ns = C.parse_ints(r["region"]["N"])
+        assert (r["verdict"], r["proof"]) == C.verdict_of(r["conjecture"], r["variant"], r["holds"], Ns), rid
+        if r["verdict"] == "holds":
+            assert r["proof"] and (r["conjecture"], r["variant"]) in C.PROOFS
+        if r["verdict"] == "false":
+            assert r["certificate"]["relation"] and r["violations"] > 0
+        assert r["region_text"].startswith("N in {"), rid
+    # the maximality searches never 'hold': there is no proof
+    assert all(r["verdict"] != "holds" for r in cached["results"].values() if r["conjecture"] == "maximality")
+    md = (DOCS / "conjectures.md").read_text()
+    assert "confirmed" not in md and "no counterexample in R" in md
+
+
+def test_verdict_of_rules():
+    assert C.verdict_of("maximality", "worst", True) == ("no counterexample in R", None)
+    assert C.verdict_of("maximality", "worst", False) == ("false", None)
+    assert C.verdict_of("maximality", "worst", None) == ("undecided", None)
+    assert C.verdict_of("invariance", "stated", True)[0] == "holds"
+    assert C.verdict_of("invariance", "any-modification", True)[0] == "no counterexample in R"
+    assert C.verdict_of("l1-claim", "stated", True, [1, 10])[0] == "holds"
+    assert C.verdict_of("l1-claim", "stated", True, [1, 40])[0] == "no counterexample in R"
+
+
+BROAD = {s[0]: s for s in C.BROAD_SPECS}
+
+
+def test_broad_region_is_cached_and_covers_the_stated_region(cached):
+    """Every statement and variant has a broad run in the cache, over the region of issue 17."""
+    res = cached["results"]
+    variants = {(s[1], s[2].get("variant") or C.VARIANTS[s[1]][0]) for s in C.BROAD_SPECS}
+    assert variants >= {(n, v) for n in C.NAMES for v in C.VARIANTS[n]}
+    for rid, (_, name, kw) in BROAD.items():
+        r = res[rid]
+        assert r["conjecture"] == name and r["checked"] > 0, rid
+        for key in ("N", "L", "q", "lam"):
+            if key in kw:
+                assert r["region"][key] == kw[key], (rid, key)
+    qs = C.parse_fracs(C.BROAD_Q)
+    assert len(qs) >= 8 and all(0 < q < F(1, 2) for q in qs)
+    assert C.parse_ints(C.BROAD_N) == [2, 3, 4, 5, 6] and C.parse_ints(C.BROAD_L) == [1, 2, 3, 4]
+
+
+def test_broad_false_verdicts_verify(cached):
+    """Each broad counterexample re-verified by the independent brute force."""
+    n = 0
+    for rid in BROAD:
+        r = cached["results"][rid]
+        if r["verdict"] == "false":
+            v = C.verify(r["certificate"])
+            assert v["ok"], (rid, v)
+            n += 1
+    assert n >= 5
+
+
+@pytest.mark.parametrize("rid,index", [("broad-max-stated", 0), ("broad-max-worst", 17),
+                                       ("broad-max-worst", 120), ("broad-twok-canonical", 5),
+                                       ("broad-maxk-worst", 3)])
+def test_broad_sample_points_recomputed(cached, rid, index):
+    """A sample of the broad runs' points recomputed alone: same reference and maximum."""
+    r = cached["results"][rid]
+    pts = r["points"]
+    pt = pts[index % len(pts)]
+    spec = dict(BROAD[rid][2])
+    spec.update(N=str(pt["N"]), L=str(pt["L"]), q=pt["q"], lam=pt["lam"])
+    if "k" in pt:
+        spec["k"] = str(pt["k"])
+    fresh = C.check(BROAD[rid][1], **spec)["points"][0]
+    assert fresh["reference"] == pt["reference"] and fresh["max_value"] == pt["max_value"], (rid, pt)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rid", list(BROAD))
+def test_broad_runs_recomputed(cached, rid):
+    r = C.run_broad([rid])[rid]
+    c = cached["results"][rid]
+    for key in ("holds", "verdict", "checked", "pairs", "violations", "undecided", "witness"):
         assert r[key] == c[key], (rid, key)
 
 
