@@ -449,6 +449,9 @@ def _main(argv=None) -> int:
                  "audit": ("audit", "main"), "figures": ("figures", "main"),
                  "sweep": ("sweep", "main"),
                  "guarantee": ("guarantee", "main"), "profile": ("profile", "main")}
+    if argv and argv[0] in ("eta", "delta", "epsilon", "calibrate") and "--k" in " ".join(argv):
+        from . import kflag                                   # k-randomization (003 §1)
+        return kflag.main(argv) if kflag.wants(argv) else _fail("--k needs a value: --k K")
     if argv and argv[0] in delegated:
         import importlib
         modname, fn = delegated[argv[0]]
