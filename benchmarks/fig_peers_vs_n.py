@@ -52,8 +52,10 @@ def plot(rows, path):
         n = [r["n"] for r in rs]
         ax.fill_between(n, [r["guarantee"][0] for r in rs], [r["guarantee"][1] for r in rs],
                         color="#4c72b0", alpha=0.2, label="guarantee bracket (certified)")
-        ax.plot(n, [r["pair"][1] for r in rs], "o-", color="#4c72b0", lw=2, ms=4,
-                label="exact canonical pair (000), certified")
+        mid = [(r["pair"][0] + r["pair"][1]) / 2 for r in rs]
+        err = [[m - r["pair"][0] for m, r in zip(mid, rs)], [r["pair"][1] - m for m, r in zip(mid, rs)]]
+        ax.errorbar(n, mid, yerr=err, fmt="o-", color="#4c72b0", lw=2, ms=4, capsize=3,
+                    label="canonical pair (000): certified interval")
         ax.plot(n, [r["guarantee"][1] for r in rs], "s-", color="#55a868", ms=3, lw=1,
                 label="guarantee upper end")
         for k in names:
