@@ -117,14 +117,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _common(p)
         if name == "eta":
             p.add_argument("--inclusive", action="store_true", help="P[R >= lam] instead of >")
-        p.add_argument("--digits", default="20", help=domains.DIGITS.describe())
+        p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 20; 6 with --k)")
         p.add_argument("--fast", action="store_true", help="float64 estimate with error bound")
+        p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target", parents=[out])
     _common(p, lam=False)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="target delta in (0, 1)")
     g.add_argument("--eta", help="target eta in (0, 1)")
-    p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
+    p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 10; 6 with --k)")
+    p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("dist", help="exact bin masses of R (and a plot)", parents=[out])
     _common(p, lam=False)
     p.add_argument("--lam", help="draw the lambda line and report the mass beyond it")
@@ -144,7 +146,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
     p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
-    p.add_argument("--grid", default="64", help="fast-mode scan points in [1/1000, 1/2) (exact method); " + domains.GRID.describe())
+    p.add_argument("--grid", default=None, help="scan points in [1/1000, 1/2) (default 64 fast-mode points; "
+                   "16 certified points with --k); " + domains.GRID.describe())
+    p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
     for name, (modname, helptext) in APPS.items():
         if command is not None and command != name:
@@ -208,11 +212,27 @@ def _base_record(args, N, L, q, direction):
     return rec
 
 
+def _cmd_k(args, which: str) -> int:
+    """``--k K``: the k-randomization route (:mod:`exactdp.kflag`)."""
+    from .kflag import command
+    if getattr(args, "pair", None) is not None:
+        raise ExactdpError("--k goes with -N and -L (000's pair and its reverse), not with --pair")
+    if getattr(args, "fast", False):
+        raise ExactdpError("--k has no fast mode: drop --fast")
+    if args.digits is None:
+        args.digits = "6"
+    if which == "calibrate" and args.grid is None:
+        args.grid = "16"
+    return command(which, args)
+
+
 def _cmd_eta_delta(args, which: str) -> int:
+    if args.k is not None:
+        return _cmd_k(args, which)
     dist, N, L, q, direction = _dist(args)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
     eps = domains.EPS.parse(args.eps) if args.eps is not None else None
-    digits = domains.DIGITS.parse(args.digits)
+    digits = domains.DIGITS.parse(args.digits if args.digits is not None else "20")
     maxs = _max_seconds(args)
     fast = args.fast
     _precheck(dist, direction, maxs, certified=not fast)
@@ -276,8 +296,10 @@ def _strategy(dist) -> str:
 
 
 def _cmd_epsilon(args) -> int:
+    if args.k is not None:
+        return _cmd_k(args, "epsilon")
     dist, N, L, q, direction = _dist(args)
-    digits = domains.DIGITS.parse(args.digits)
+    digits = domains.DIGITS.parse(args.digits if args.digits is not None else "10")
     maxs = _max_seconds(args)
     target_name = "delta" if args.delta is not None else "eta"
     target = domains.TARGET.parse(args.delta if args.delta is not None else args.eta)
@@ -399,12 +421,14 @@ def _cmd_dist(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
+    if args.k is not None:
+        return _cmd_k(args, "calibrate")
     from .calibrate import calibrate
     from . import heuristics as H
     N = domains.N.parse(args.N)
     L = domains.L.parse(args.L)
     digits = domains.DIGITS.parse(args.digits)
-    grid = domains.GRID.parse(args.grid)
+    grid = domains.GRID.parse(args.grid if args.grid is not None else "64")
     maxs = _max_seconds(args)
     prog = _Progress("calibrate scan", enabled=not (args.quiet or getattr(args, "json", False)))
     c = calibrate(N, L, lam=args.lam, eps=args.eps, eta=args.eta, delta=args.delta,

@@ -247,6 +247,50 @@ def _arguments(p):
     g.add_argument("--eps", help=domains.EPS.describe() + ": bracket delta(eps)")
     p.add_argument("--digits", default="6", help=domains.DIGITS.describe())
     p.add_argument("--json", action="store_true", help="print a JSON object")
+    p.add_argument("--max-seconds", default="1800",
+                   help="give up (one line, exit 2) after this many seconds; default 1800")
+
+
+def _timed_guarantee(args, digits):
+    """guarantee() under a wall-clock limit: it runs in a daemon worker thread;
+    on timeout a one-line ParameterError that still reports the least published
+    bound (cheap to evaluate, valid for every pair).  The worker is abandoned
+    (the command line exits right after)."""
+    import threading
+    try:
+        ms = float(args.max_seconds)
+    except ValueError:
+        ms = -1.0
+    if not 0 < ms < 10**7:
+        raise ParameterError(f"--max-seconds must be a number in (0, 1e7), got {args.max_seconds!r}")
+    kw = dict(delta=args.delta, eps=args.eps, digits=digits)
+    box = {}
+
+    def work():
+        try:
+            box["g"] = guarantee(args.N, args.L, args.q, **kw)
+        except BaseException as e:  # handed to the caller's thread
+            box["e"] = e
+    t = threading.Thread(target=work, daemon=True)
+    t.start()
+    t.join(ms)
+    if "e" in box:
+        raise box["e"]
+    if "g" in box:
+        return box["g"]
+    from .peers import CITATIONS
+    what = "eps" if args.delta is not None else "delta"
+    if args.delta is not None:
+        ups = certified_peer_epsilons(args.N, args.L, args.q, _DELTA.parse(args.delta), rel=1e-4)
+    else:
+        ups = certified_peer_deltas(args.N, args.L, args.q, _exp_lower(domains.EPS.parse(args.eps)))
+    best = min(ups, key=lambda k: ups[k].upper)
+    assert best in CITATIONS
+    raise ParameterError(
+        f"guarantee: the canonical pair's certified value (lower end) did not finish within "
+        f"--max-seconds {args.max_seconds} at N={args.N}, L={args.L}; the least published bound "
+        f"alone gives {what} <= {fraction_to_decimal_str(ups[best].upper, 6, 'ceiling')} "
+        f"({best}, valid for every pair)")
 
 
 def main(argv=None) -> int:
@@ -261,7 +305,7 @@ def main(argv=None) -> int:
         return int(e.code) if e.code is not None else 0
     try:
         digits = domains.DIGITS.parse(args.digits)
-        g = guarantee(args.N, args.L, args.q, delta=args.delta, eps=args.eps, digits=digits)
+        g = _timed_guarantee(args, digits)
     except (ValueError, TypeError, ExactdpError) as e:
         print(f"exactdp: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
               file=sys.stderr)

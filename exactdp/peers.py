@@ -287,7 +287,7 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
     ``eps_hi``: the bound's delta is certified ``<= delta`` there (so the
     shuffled mechanism is ``(eps_hi, delta)``-DP by the peer's theorem);
     ``eps_lo``: certified ``> delta``.  Bisection on rational ``lam = e^eps``
-    until ``lam_hi/lam_lo - 1 <= rel``.
+    until eps is known to relative ``rel`` (:func:`_converged`).
     """
     n = _parse_n(n)
     e0 = _parse_e0(e0)
@@ -297,7 +297,7 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
     if clone_delta(n, e0, lo, variant=variant).upper <= d:
         hi = lo
     else:
-        while hi / lo - 1 > rel:
+        while not _converged(lo, hi, rel):
             mid = _round_rational((lo + hi) / 2)
             iv = clone_delta(n, e0, mid, variant=variant)
             if iv.upper <= d:
@@ -643,7 +643,7 @@ def bisect_epsilon(delta_fn, e0, delta, *, rel: float = 1e-6) -> Interval:
     if delta_fn(lo).upper <= d:
         hi = lo
     else:
-        while hi / lo - 1 > rel:
+        while not _converged(lo, hi, rel):
             mid = _round_rational((lo + hi) / 2)
             iv = delta_fn(mid)
             if iv.upper <= d:
@@ -657,6 +657,13 @@ def bisect_epsilon(delta_fn, e0, delta, *, rel: float = 1e-6) -> Interval:
         elo = arb_to_interval(arb(lo.numerator).log() - arb(lo.denominator).log()).lower
         ehi = arb_to_interval(arb(hi.numerator).log() - arb(hi.denominator).log()).upper
     return Interval(max(elo, Fraction(0)), max(ehi, Fraction(0)))
+
+
+def _converged(lo: Fraction, hi: Fraction, rel: float) -> bool:
+    """Bisection on lam = e^eps stops when eps is known to relative ``rel``:
+    ``hi - lo <= rel (lo - 1)`` (``ln`` is 1-Lipschitz above 1), or the bracket
+    is below 2^-60 in lam (rationals rounded to 64 bits cannot go further)."""
+    return (lo > 1 and hi - lo <= Fraction(rel) * (lo - 1)) or hi - lo <= Fraction(1, 2**60)
 
 
 def _round_rational(x: Fraction, bits: int = 64) -> Fraction:

@@ -1,0 +1,104 @@
+"""Figure: eps(delta = 1e-6) against n for shuffled L-bit RR (q = 1/4), L = 1 and 5.
+
+    PYTHONPATH=. python benchmarks/fig_peers_vs_n.py [--n 100 1000 ...] [--L 1 5]
+        [--digits 3] [--plot-only]
+
+For each (n, L): exactdp's certified eps of 000's canonical pair (worst direction;
+the tree engine, or the Fourier strategy of exactdp.largen beyond its capacity),
+the certified guarantee bracket of exactdp.guarantee (upper end: exact all-pairs
+maximum at L = 1, n <= 1000, else the least certified published bound), and every
+certified peer bound of exactdp.peers.  Each (n, L) result is appended to
+docs/figures/peers_eps_vs_n.json as soon as it is computed (a rerun skips the
+points already there), then docs/figures/peers_eps_vs_n.png is drawn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from fractions import Fraction
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent.parent / "docs" / "figures"
+JSON = OUT / "peers_eps_vs_n.json"
+PNG = OUT / "peers_eps_vs_n.png"
+
+
+def point(n, L, q, delta, digits):
+    from exactdp.guarantee import guarantee
+    t = time.perf_counter()
+    g = guarantee(n, L, q, delta=delta, digits=digits)
+    return {"n": n, "L": L, "q": q, "delta": delta,
+            "pair": [float(g.lower_interval.lower), float(g.lower_interval.upper)],
+            "pair_name": g.lower_pair, "direction": g.lower_direction,
+            "guarantee": [float(g.lower), float(g.upper)], "upper_from": g.upper_bound,
+            "peers": {k: float(Fraction(v["upper"])) for k, v in g.peers.items()
+                      if isinstance(v, dict)},
+            "seconds": round(time.perf_counter() - t, 1)}
+
+
+def plot(rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    Ls = sorted({r["L"] for r in rows})
+    fig, axes = plt.subplots(1, len(Ls), figsize=(6 * len(Ls), 4.6), squeeze=False)
+    names = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
+             "blanket-bennett"]
+    styles = dict(zip(names, ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2))]))
+    for ax, L in zip(axes[0], Ls):
+        rs = sorted((r for r in rows if r["L"] == L), key=lambda r: r["n"])
+        n = [r["n"] for r in rs]
+        ax.fill_between(n, [r["guarantee"][0] for r in rs], [r["guarantee"][1] for r in rs],
+                        color="#4c72b0", alpha=0.2, label="guarantee bracket (certified)")
+        mid = [(r["pair"][0] + r["pair"][1]) / 2 for r in rs]
+        err = [[m - r["pair"][0] for m, r in zip(mid, rs)], [r["pair"][1] - m for m, r in zip(mid, rs)]]
+        ax.errorbar(n, mid, yerr=err, fmt="o-", color="#4c72b0", lw=2, ms=4, capsize=3,
+                    label="canonical pair (000): certified interval")
+        ax.plot(n, [r["guarantee"][1] for r in rs], "s-", color="#55a868", ms=3, lw=1,
+                label="guarantee upper end")
+        for k in names:
+            ax.plot(n, [r["peers"].get(k, float("nan")) for r in rs], ls=styles[k], lw=1.3,
+                    label=k)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n (users)")
+        ax.set_ylabel(r"$\varepsilon(\delta = 10^{-6})$")
+        ax.set_title(f"shuffled {L}-bit RR, q = 1/4")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", nargs="+", type=int, default=[10**k for k in range(2, 9)])
+    ap.add_argument("--L", nargs="+", type=int, default=[1, 5])
+    ap.add_argument("--q", default="1/4")
+    ap.add_argument("--delta", default="1e-6")
+    ap.add_argument("--digits", type=int, default=3)
+    ap.add_argument("--plot-only", action="store_true")
+    a = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows = json.loads(JSON.read_text()) if JSON.exists() else []
+    if not a.plot_only:
+        for L in a.L:
+            for n in a.n:
+                if any(r["n"] == n and r["L"] == L for r in rows):
+                    continue
+                try:
+                    r = point(n, L, a.q, a.delta, a.digits)
+                except Exception as e:  # recorded, not hidden
+                    print(f"n={n} L={L}: {type(e).__name__}: {e}", flush=True)
+                    continue
+                rows.append(r)
+                JSON.write_text(json.dumps(rows, indent=1))
+                print(json.dumps(r), flush=True)
+    plot(rows, PNG)
+    print(f"wrote {PNG}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""--k K (k-randomization, 003 §1) for eta, delta, epsilon, calibrate: CLI = API, k = 1 = engine."""
+
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from exactdp.cli import main
+from exactdp.distribution import from_randomized_response
+from exactdp.errors import CapacityError
+from exactdp.kflag import k_calibrate, k_delta, k_epsilon, k_eta
+from exactdp.pairs import canonical_pair, eta_exact
+
+
+def run(capsys, argv):
+    rc = main(argv)
+    cap = capsys.readouterr()
+    return rc, (json.loads(cap.out) if rc == 0 and "--json" in argv else cap.out), cap.err
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "worst"])
+def test_k1_equals_ordinary_engine(direction):
+    d = from_randomized_response(12, 2, "1/4", direction)
+    assert k_eta(12, 2, "1/4", 1, lam=2, direction=direction).overlaps(d.eta(lam=2))
+    assert k_delta(12, 2, "1/4", 1, lam=F(3, 2), direction=direction).overlaps(
+        d.delta(lam=F(3, 2)))
+    e = k_epsilon(12, 2, "1/4", 1, delta="1e-2", direction=direction, digits=5)
+    assert e.overlaps(d.epsilon(delta="1e-2", digits=5))
+
+
+def test_k2_values_are_the_pair_engines():
+    P = canonical_pair(6, 2, 2)
+    assert k_eta(6, 2, "1/3", 2, lam=2).contains(eta_exact(P, F(1, 3), lam=2))
+    # more randomizations leak more: eta grows with k at fixed lam
+    assert k_eta(6, 2, "1/3", 2, lam=2).lower > k_eta(6, 2, "1/3", 1, lam=2).upper
+
+
+def test_cli_equals_api(capsys):
+    rc, rec, _ = run(capsys, ["eta", "--k", "2", "-N", "10", "-L", "2", "-q", "1/4", "--lam", "2",
+                              "--json"])
+    iv = k_eta(10, 2, "1/4", 2, lam=2, digits=6)
+    assert rc == 0 and rec["eta"] == iv.to_dict(6)
+    rc, rec, _ = run(capsys, ["delta", "--k", "2", "-N", "8", "-L", "2", "-q", "1/4", "--eps",
+                              "1/2", "--direction", "worst", "--json"])
+    assert rc == 0 and rec["delta"] == k_delta(8, 2, "1/4", 2, eps=F(1, 2),
+                                               direction="worst").to_dict(6)
+    rc, rec, _ = run(capsys, ["epsilon", "--k", "3", "-N", "6", "-L", "1", "-q", "1/4",
+                              "--eta", "0.05", "--digits", "4", "--json"])
+    assert rc == 0 and rec["eps"] == k_epsilon(6, 1, "1/4", 3, eta="0.05", digits=4).to_dict(5)
+    rc, rec, _ = run(capsys, ["calibrate", "--k", "2", "-N", "10", "-L", "2", "--lam", "2",
+                              "--eta", "0.1", "--digits", "3", "--grid", "8", "--json"])
+    c = k_calibrate(10, 2, 2, lam=2, eta="0.1", digits=3, grid=8)
+    assert rc == 0 and rec["q"] == c["q"].to_dict(5)
+
+
+def test_calibrate_bracket_is_certified():
+    c = k_calibrate(10, 2, 2, lam=2, eta="0.1", digits=3, grid=8)
+    q_lo, q_hi = c["q"].lower, c["q"].upper
+    assert k_eta(10, 2, q_hi, 2, lam=2).upper <= F(1, 10)
+    assert k_eta(10, 2, q_lo, 2, lam=2).upper > F(1, 10)
+    assert (q_hi - q_lo) / q_hi <= F(1, 1000)
+
+
+def test_beyond_capacity_is_one_line(capsys):
+    with pytest.raises(CapacityError):
+        k_delta(100, 3, "1/4", 2, lam=2)
+    rc, _, err = run(capsys, ["delta", "--k", "2", "-N", "100", "-L", "3", "-q", "1/4",
+                              "--lam", "2"])
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "beyond capacity" in err
+    rc, _, err = run(capsys, ["eta", "--k", "0", "-N", "10", "-L", "2", "-q", "1/4",
+                              "--lam", "2"])
+    assert rc == 2 and "k must be" in err and len(err.strip().splitlines()) == 1
+    rc, _, err = run(capsys, ["eta", "-N", "10", "-L", "2", "-q", "1/4", "--lam", "2", "--k"])
+    assert rc == 2 and "--k" in err.strip().splitlines()[-1]   # argparse usage, as elsewhere
+
+
+@pytest.mark.slow
+def test_kcopies_node_cap_refuses(capsys):
+    rc, _, err = run(capsys, ["eta", "--k", "2", "-N", "1000", "-L", "5", "-q", "1/4",
+                              "--lam", "2"])
+    assert rc == 2 and "k-copies engine's capacity" in err
