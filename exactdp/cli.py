@@ -219,6 +219,8 @@ def _cmd_k(args, which: str) -> int:
         raise ExactdpError("--k goes with -N and -L (000's pair and its reverse), not with --pair")
     if getattr(args, "fast", False):
         raise ExactdpError("--k has no fast mode: drop --fast")
+    if args.N is None or args.L is None:
+        raise ExactdpError("-N and -L are required with --k")
     if args.digits is None:
         args.digits = "6"
     if which == "calibrate" and args.grid is None:
