@@ -6,12 +6,12 @@ its vector.  The pairs are 000's canonical pair (``forward``: ``D = 0^N``,
 of the two (``worst``), built by :func:`exactdp.pairs.canonical_pair` with
 ``k``.  Values come from the certified pair engines:
 
-* the exact enumeration of the pair's law (:func:`exactdp.pairs.eta` /
-  :func:`exactdp.pairs.delta`; also the homogeneous kernel at ``k = 1``)
-  where it fits, else
-* eta: the k-copies tree (:func:`exactdp.kcopies.kcopies_eta`), capped at
-  :data:`MAX_NODES` search nodes; delta has no k-copies engine, so beyond the
-  enumeration it is refused.
+* ``k = 1``: the pair's own distribution (:func:`exactdp.from_pair`: tree or
+  Fourier strategy, any size);
+* ``k > 1``: the strategies of :mod:`exactdp.methods` -- the exact enumeration
+  of the pair's law where it fits, else (eta) the k-copies search
+  (:func:`exactdp.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes; delta
+  has no k-copies engine, so beyond the enumeration it is refused.
 
 Beyond the engines' capacity the answer is a one-line
 :class:`~exactdp.errors.CapacityError` (exit code 2 on the command line).
@@ -35,8 +35,9 @@ from .interval import Interval
 
 __all__ = ["k_eta", "k_delta", "k_epsilon", "k_calibrate", "MAX_NODES", "command", "COMMANDS"]
 
-#: search-node cap of the k-copies tree per query (beyond it: CapacityError)
-MAX_NODES = 2_000_000
+#: search-node cap of the k-copies tree per query (beyond it: CapacityError); the
+#: budget :mod:`exactdp.methods` gives every search under ``method="auto"``
+from .methods import AUTO_MAX_NODES as MAX_NODES  # noqa: E402
 COMMANDS = ("eta", "delta", "epsilon", "calibrate")
 
 
@@ -63,23 +64,29 @@ def _too_big(P, what):
 
 
 def _eta_one(P, q, lam, eps, inclusive, digits):
-    from .pairs import route, eta
-    from .kcopies import kcopies_eta
-    if route(P) in ("exact", "l1", "kernel"):
-        return eta(P, q, lam=lam, eps=eps, inclusive=inclusive)
-    tol = max(10.0 ** -(digits + 6), 1e-300)
+    """One pair's eta: k = 1 through :func:`exactdp.from_pair` (tree / Fourier), k > 1
+    through :mod:`exactdp.methods` (exact enumeration, else the k-copies search)."""
+    from .distribution import from_pair
+    from . import methods
+    if P.k == 1:
+        return from_pair(P, q=q).eta(lam, eps, inclusive=inclusive, digits=digits)
     try:
-        return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=tol, max_nodes=MAX_NODES)
+        return methods.eta(P, q, lam, eps, inclusive=inclusive, digits=digits)
     except CapacityError:
         raise _too_big(P, "eta") from None
 
 
 def _delta_one(P, q, lam, eps):
-    from .pairs import route, delta
-    if route(P) in ("exact", "l1", "kernel"):
-        return delta(P, q, lam=lam, eps=eps)
-    raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} needs the exact enumeration of "
-                        "the pair's law, which is beyond capacity (the k-copies tree gives eta only)")
+    from .distribution import from_pair
+    from . import methods
+    if P.k == 1:
+        return from_pair(P, q=q).delta(lam, eps)
+    try:
+        return methods.delta(P, q, lam, eps)
+    except CapacityError:
+        raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} needs the exact enumeration "
+                            "of the pair's law, which is beyond capacity (the k-copies search gives "
+                            "eta only)") from None
 
 
 def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=False,
