@@ -166,8 +166,12 @@ def _e2_upper() -> Fraction:
 
 def _eta_deploy(q, direction="forward") -> Interval:
     from .distribution import from_randomized_response
+    from .errors import DigitsNotMetError
     d = from_randomized_response(DEPLOY["N"], DEPLOY["L"], q, direction)
-    return d.eta(eps=DEPLOY["eps"], digits=DEPLOY_DIGITS)
+    try:
+        return d.eta(eps=DEPLOY["eps"], digits=DEPLOY_DIGITS)
+    except DigitsNotMetError as e:      # e.g. the reverse direction's [0, 1e-48]: a bound is the answer
+        return e.reached
 
 
 def _dec(x: Fraction, places: int = 10) -> str:

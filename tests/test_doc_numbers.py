@@ -291,14 +291,15 @@ def test_figures_md_states_the_corrected_3sigma_q():
 
 # ------------------------------------------------------------------ docs/peers.md
 PEERS_MD = (ROOT / "docs" / "peers.md").read_text()
+_PCT = r"([0-9.]+) \(\+[0-9.]+ %\) \| "
 PEERS_MD_ROWS = re.findall(
     r"^\| ([\d,]+) \| (\d) \| \[([0-9.]+), ([0-9.]+)\] \((forward|reverse)\) \| "
-    r"\[([0-9.]+), ([0-9.]+)\] \(([A-Za-z0-9-]+)\) \| ([0-9.]+) \(\+[0-9.]+ %\) \| "
-    r"([0-9.]+) \(\+[0-9.]+ %\) \| ([0-9.]+ \(\+[0-9.]+ %\)|n/a \(condition fails\)) \|", PEERS_MD, re.M)
+    r"\[([0-9.]+), ([0-9.]+)\] \(([A-Za-z0-9-]+)\) \| " + _PCT * 5 +
+    r"([0-9.]+ \(\+[0-9.]+ %\)|n/a \(condition fails\)) \|", PEERS_MD, re.M)
 
 
 def test_peers_md_table_present():
-    assert len(PEERS_MD_ROWS) == 3, PEERS_MD_ROWS
+    assert len(PEERS_MD_ROWS) == 4, PEERS_MD_ROWS
 
 
 @pytest.mark.parametrize("row", [pytest.param(r, marks=[] if (r[0], r[1]) == ("1,000", "1")
@@ -307,21 +308,25 @@ def test_peers_md_table_present():
 def test_peers_md_row(row):
     """Each row of docs/peers.md's tables (bench_peers output) recomputed: the canonical
     pair's certified eps (rounded outward) and the direction that attains it, the
-    guarantee's ends and the source of its upper end, the three peer bounds."""
+    guarantee's ends and the source of its upper end, every peer bound."""
     from exactdp import peers
     from exactdp.guarantee import guarantee
     n, L = int(row[0].replace(",", "")), int(row[1])
-    lo, hi, direction, g_lo, g_hi, src, c23, c21, cf = row[2:]
+    lo, hi, direction, g_lo, g_hi, src, c23, c21, vr, bh, bb, cf = row[2:]
     g = guarantee(n, L, "1/4", delta="1e-6", digits=7)
     assert F(lo) <= g.lower_interval.lower and g.lower_interval.upper <= F(hi)
     assert g.lower_direction == direction and g.upper_bound == src
     assert F(g_lo) <= g.lower <= F(g_lo) + F(1, 10**_decimals(g_lo))
     assert F(g_hi) - F(1, 10**_decimals(g_hi)) <= g.upper <= F(g_hi)
     e0 = peers.exp_eps0_rr(L, "1/4")
-    for printed, v in ((c23, "fmt23"), (c21, "fmt21")):
-        u = float(peers.clone_epsilon(n, e0, F(1, 10**6), variant=v).upper)
-        assert abs(float(printed) - u) <= 1.01 * 10.0 ** -_decimals(printed), (v, printed, u)
-    closed = peers.fmt21_closed_form(n, e0, F(1, 10**6))
+    d6 = F(1, 10**6)
+    for printed, u in ((c23, peers.clone_epsilon(n, e0, d6, variant="fmt23").upper),
+                       (c21, peers.clone_epsilon(n, e0, d6, variant="fmt21").upper),
+                       (vr, peers.vr_epsilon(n, L, "1/4", d6).upper),
+                       (bh, peers.blanket_epsilon(n, L, "1/4", d6, method="hoeffding").upper),
+                       (bb, peers.blanket_epsilon(n, L, "1/4", d6, method="bennett").upper)):
+        assert abs(float(printed) - float(u)) <= 1.01 * 10.0 ** -_decimals(printed), (printed, u)
+    closed = peers.fmt21_closed_form(n, e0, d6)
     if cf.startswith("n/a"):
         assert closed is None
     else:
