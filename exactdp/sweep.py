@@ -223,7 +223,7 @@ def _conjecture(p: dict) -> dict:
     p = {k: (v if isinstance(v, bool) else _spec(p, k)) for k, v in p.items()}
     r = check(p["conjecture"], N=p["N"], L=p["L"], q=p["q"], lam=p.get("lam"), eps=p.get("eps"),
               k=p["k"], variant=p.get("variant"), inclusive=p["inclusive"], family=p.get("family"))
-    verdict = {True: "holds", False: "false", None: "undecided"}[r["holds"]]
+    verdict = r["verdict"]          # "holds" only with a proof; else "no counterexample in R" etc.
     return {"lower": None, "upper": None, "value": verdict, "method": "certified", "result": r}
 
 
