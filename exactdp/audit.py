@@ -33,11 +33,11 @@ refutes it when it is disjoint from it; otherwise the verdict is open.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from fractions import Fraction
 
+from .errors import ParameterError
 from .interval import Interval
 
 __all__ = ["tail_claims", "heuristic_claims", "identity_claims", "conjecture_claims",
@@ -521,13 +521,18 @@ def to_markdown(audit: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="exactdp audit", description=__doc__.split("\n\n")[0])
-    g = ap.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true")
-    g.add_argument("--markdown", action="store_true")
-    ap.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = ap.parse_args(argv)
+DESCRIPTION = __doc__.split("\n\n")[0]
+
+
+def add_arguments(ap) -> None:
+    """The arguments of ``exactdp audit`` (``--json``/``--quiet`` come from the CLI tree)."""
+    ap.add_argument("--markdown", action="store_true", help="print the docs/audit.md report")
+
+
+def command(args) -> int:
+    """``exactdp audit``: every checkable claim with its verdict (text, JSON or markdown)."""
+    if args.json and args.markdown:
+        raise ParameterError("give at most one of --json and --markdown")
     audit = run(progress=not (args.quiet or args.json or args.markdown))
     if args.json:
         print(json.dumps(audit, indent=2, default=str))
@@ -536,6 +541,12 @@ def main(argv=None) -> int:
     else:
         sys.stdout.write(to_text(audit))
     return 0
+
+
+def main(argv=None) -> int:
+    """``exactdp audit ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["audit", *(sys.argv[1:] if argv is None else argv)])
 
 
 def to_text(audit) -> str:

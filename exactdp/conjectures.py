@@ -43,7 +43,6 @@ CLI::
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -1372,10 +1371,11 @@ def docs_dir() -> Path:
 
 
 # ----------------------------------------------------------------------------- CLI
-def build_parser():
-    ap = argparse.ArgumentParser(
-        prog="exactdp conjecture",
-        description="Check a conjecture of the papers over a parameter region; certified verdicts.")
+DESCRIPTION = "Check a conjecture of the papers over a parameter region; certified verdicts."
+
+
+def add_arguments(ap) -> None:
+    """The arguments of ``exactdp conjecture`` (``--json``/``--quiet`` come from the CLI tree)."""
     ap.add_argument("name", choices=NAMES + ("report", "verify"),
                     help="conjecture to check; 'report' regenerates docs/conjectures.*; 'verify FILE' re-checks a "
                          "certificate (JSON file, or a result with a 'certificate')")
@@ -1400,15 +1400,18 @@ def build_parser():
     ap.add_argument("--no-refine", action="store_true",
                     help="keep each pair's first route (kernel, or the Chernoff bound for one-minority bases); "
                          "do not retry open comparisons with the lattice bracket")
-    ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--broad-only", action="store_true",
                     help="report: recompute only the broad-region runs into the cached results (~10 min)")
-    return ap
 
 
 def main(argv=None) -> int:
-    ap = build_parser()
-    args = ap.parse_args(argv)
+    """``exactdp conjecture ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["conjecture", *(sys.argv[1:] if argv is None else argv)])
+
+
+def command(args) -> int:
+    """``exactdp conjecture NAME ...``: a certified verdict (``report``, ``verify FILE``)."""
     try:
         if args.name == "report":
             data = update_report(docs_dir()) if args.broad_only else build_report(docs_dir())
@@ -1416,7 +1419,7 @@ def main(argv=None) -> int:
             return 0
         if args.name == "verify":
             if not args.file:
-                ap.error("verify needs a certificate FILE")
+                raise ValueError("verify needs a certificate FILE")
             try:
                 text = Path(args.file).read_text()
             except OSError as e:
