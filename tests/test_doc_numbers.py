@@ -332,3 +332,73 @@ def test_peers_md_row(row):
     else:
         p = cf.split()[0]
         assert abs(float(p) - float(closed)) <= 1.01 * 10.0 ** -_decimals(p)
+
+
+# --------------------------------------------------------------- finding 6
+FINDING6 = re.findall(r"^\| §(3\.4|4): (.*?) \| \**(confirmed|refuted|open)\**[^|]*\| (.*?) \|$", README, re.M)
+
+
+def test_finding6_table_present():
+    assert len(FINDING6) == 8, FINDING6
+
+
+@pytest.mark.slow
+def test_finding6_rows_are_the_audit_s_fresh_verdicts():
+    """README's deployment-scale table (L = 40, N = 10^7): each row's verdict and the first
+    bracket of its evidence are those of a fresh ``audit.deployment_claims()`` (same order)."""
+    from exactdp.audit import deployment_claims
+    rows = deployment_claims()
+    assert len(rows) == len(FINDING6)
+    for (sec, claim, verdict, evidence), r in zip(FINDING6, rows):
+        assert r["id"].startswith(f"000-s{sec}-"), (r["id"], claim)
+        assert verdict == r["verdict"], (claim, r["verdict"])
+        br = re.search(r"\[([0-9.]+), ([0-9.]+)\]", evidence)
+        if r["id"].endswith("q-increase-exact"):
+            m = re.search(r"rises by ([0-9.]+)", evidence)
+            assert agrees(m.group(1), Interval(F(r["computed"]["lower"]), F(r["computed"]["upper"])))
+            continue
+        assert br, evidence
+        lo, hi = F(br.group(1)), F(br.group(2))
+        c_lo, c_hi = F(r["computed"]["lower"]), F(r["computed"]["upper"])
+        assert lo <= c_hi and c_lo <= hi, (claim, (lo, hi), (c_lo, c_hi))
+
+
+# --------------------------------------------------------------- finding 4
+@pytest.mark.slow
+def test_finding4_two_type_base_at_l5():
+    """4×00000 + 10000 with 00000 → 11111 (N = 6, q = 0.2446, λ = 2) beats both directions."""
+    from exactdp import from_pair
+    big, small = find(r"4×00000 \+ 10000 with 00000 → 11111 has η = ([0-9.]+)… > ([0-9.]+)…")
+    d = from_pair({"00000": 5, "10000": 1}, {"00000": 4, "10000": 1, "11111": 1}, q="0.2446")
+    assert agrees(big, d.eta(lam=2, digits=10), _decimals(big))
+    worst = from_randomized_response(6, 5, "0.2446", "worst").eta(lam=2)
+    assert agrees(small, worst, _decimals(small))
+
+
+def test_finding4_two_k_stated_counterexample():
+    from exactdp import bruteforce as bf
+    big, small = find(r"D = \{00, 10, 01\},\s*D_m = \{00, 10, 11\} has η = (\d+/\d+) > (\d+/\d+)")
+    assert bf.eta([(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (1, 1)], F(1, 5), F(3, 2)) == F(big)
+    assert F(big) > F(small)
+
+
+@pytest.mark.slow
+def test_finding4_one_bit_change_at_papers_scale():
+    """D = 999×10000 + 01000, D_m = 999×10000 + 10000 (N = 1000, L = 5, q = 0.2446, λ = 6/5)."""
+    from exactdp import from_pair
+    big, small = find(r"D_m = 999×10000 \+ 10000 has η = ([0-9.]+) > ([0-9.]+) for 000's pair at 2 bits")
+    d = from_pair({"10000": 999, "01000": 1}, {"10000": 1000}, q="0.2446")
+    assert agrees(big, d.eta(lam=F(6, 5), digits=8), _decimals(big))
+    assert agrees(small, from_randomized_response(1000, 2, "0.2446").eta(lam=F(6, 5), digits=8),
+                  _decimals(small))
+
+
+@pytest.mark.slow
+def test_finding4_k_randomization_at_papers_scale():
+    """k = 2, L = 5, N = 1000, q = 0.2446, λ = 6/5: 003's reverse pair against 000's pair."""
+    from exactdp.kcopies import kcopies_eta
+    from exactdp.pair import canonical_pair, reverse_canonical_pair
+    big, small = find(r"003's reverse pair\s*has η = ([0-9.]+) > ([0-9.]+) for 000's pair")
+    rev = kcopies_eta(reverse_canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)
+    fwd = kcopies_eta(canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)
+    assert agrees(big, rev, _decimals(big)) and agrees(small, fwd, _decimals(small))
