@@ -160,9 +160,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             p = sub.add_parser(name, help=helptext)
             p.set_defaults(unavailable=name)
             continue
-        if not hasattr(mod, "add_arguments"):               # parses its own arguments
-            sub.add_parser(name, help=helptext)
-            continue
         p = sub.add_parser(name, help=helptext, parents=[out],
                            description=getattr(mod, "DESCRIPTION", helptext))
         mod.add_arguments(p)
@@ -499,17 +496,6 @@ def main(argv=None) -> int:
 def _main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     command = argv[0] if argv and not argv[0].startswith("-") else None
-    if command in APPS:
-        import importlib
-        try:
-            mod = importlib.import_module(f".{APPS[command][0]}", __package__)
-        except ModuleNotFoundError:
-            return _fail(f"'{command}' is not available in this installation")
-        if not hasattr(mod, "add_arguments"):            # a module still parsing for itself
-            try:
-                return mod.main(argv[1:]) or 0
-            except (ValueError, TypeError, ExactdpError) as e:
-                return _fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
     ap = build_parser(command if command is not None else "")
     try:
         args = ap.parse_args(argv)

@@ -35,14 +35,13 @@ value (upper end name ``exact-all-pairs-L1``).  Otherwise the gap
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
 from . import domains
-from .errors import CapacityError, ExactdpError, ParameterError
+from .errors import CapacityError, ParameterError
 from dataclasses import replace as _replace
 from .interval import Interval, fraction_to_decimal_str
 from .peers import (certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
@@ -50,7 +49,7 @@ from .peers import (certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
 
 _DELTA = _replace(domains.TARGET, name="delta")
 
-__all__ = ["Guarantee", "guarantee", "add_parser", "main"]
+__all__ = ["Guarantee", "guarantee", "add_arguments", "command", "main"]
 
 LOWER_PAIR = ("000 canonical pair: D = N zero vectors, D_m = N-1 zero vectors + one all-ones "
               "vector, worst of forward and reverse")
@@ -231,14 +230,12 @@ def _exp_lower(eps: Fraction) -> Fraction:
 
 
 # ------------------------------------------------------------------------ CLI
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``exactdp guarantee`` on an argparse subparsers object."""
-    p = subparsers.add_parser("guarantee", help="certified bracket on eps(delta) over all pairs")
-    _arguments(p)
-    return p
+DESCRIPTION = ("certified bracket on the true eps(delta) of shuffled L-bit RR over all "
+               "neighbouring pairs")
 
 
-def _arguments(p):
+def add_arguments(p) -> None:
+    """The arguments of ``exactdp guarantee`` (``--json``/``--quiet`` come from the CLI tree)."""
     p.add_argument("-N", required=True, help=domains.N.describe())
     p.add_argument("-L", required=True, help=domains.L.describe())
     p.add_argument("-q", required=True, help=domains.Q.describe())
@@ -246,7 +243,6 @@ def _arguments(p):
     g.add_argument("--delta", help="target delta in (0, 1): bracket eps(delta)")
     g.add_argument("--eps", help=domains.EPS.describe() + ": bracket delta(eps)")
     p.add_argument("--digits", default="6", help=domains.DIGITS.describe())
-    p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--max-seconds", default="1800",
                    help="give up (one line, exit 2) after this many seconds; default 1800")
 
@@ -294,22 +290,15 @@ def _timed_guarantee(args, digits):
 
 
 def main(argv=None) -> int:
+    """``exactdp guarantee ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["guarantee", *(sys.argv[1:] if argv is None else argv)])
+
+
+def command(args) -> int:
     """``exactdp guarantee -N -L -q (--delta D | --eps E) [--json]``."""
-    p = argparse.ArgumentParser(prog="exactdp guarantee",
-                                description="certified bracket on the true eps(delta) of "
-                                            "shuffled L-bit RR over all neighbouring pairs")
-    _arguments(p)
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code) if e.code is not None else 0
-    try:
-        digits = domains.DIGITS.parse(args.digits)
-        g = _timed_guarantee(args, digits)
-    except (ValueError, TypeError, ExactdpError) as e:
-        print(f"exactdp: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-              file=sys.stderr)
-        return 2
+    digits = domains.DIGITS.parse(args.digits)
+    g = _timed_guarantee(args, digits)
     rec = g.to_dict(digits + 2)
     if args.json:
         print(json.dumps(rec, indent=2))

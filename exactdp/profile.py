@@ -19,16 +19,15 @@ delta = 1e-10 (capped at eps0), with 12 points.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from fractions import Fraction
 
 from . import domains
-from .errors import ExactdpError, ParameterError
+from .errors import ParameterError
 from .interval import fraction_to_decimal_str
 
-__all__ = ["profile", "default_grid", "plot_profile", "add_parser", "main"]
+__all__ = ["profile", "default_grid", "plot_profile", "add_arguments", "command", "main"]
 
 MAX_POINTS = 200
 
@@ -134,14 +133,12 @@ def plot_profile(rows, path, *, N=None, L=None, q=None):
 
 
 # ------------------------------------------------------------------------ CLI
-def add_parser(subparsers) -> argparse.ArgumentParser:
-    """Register ``exactdp profile`` on an argparse subparsers object."""
-    p = subparsers.add_parser("profile", help="delta(eps) curve: guarantee bracket and peers")
-    _arguments(p)
-    return p
+DESCRIPTION = ("delta(eps) of shuffled L-bit RR: certified guarantee bracket and published "
+               "bounds")
 
 
-def _arguments(p):
+def add_arguments(p) -> None:
+    """The arguments of ``exactdp profile`` (``--json``/``--quiet`` come from the CLI tree)."""
     p.add_argument("-N", required=True, help=domains.N.describe())
     p.add_argument("-L", required=True, help=domains.L.describe())
     p.add_argument("-q", required=True, help=domains.Q.describe())
@@ -149,30 +146,22 @@ def _arguments(p):
     p.add_argument("--points", default="12", help=f"grid points, integer in [2, {MAX_POINTS}]")
     p.add_argument("--digits", default="4", help=domains.DIGITS.describe())
     p.add_argument("--plot", default=None, help="write a PNG figure to this file")
-    p.add_argument("--json", action="store_true", help="print a JSON list")
 
 
 def main(argv=None) -> int:
+    """``exactdp profile ARGS`` (the one CLI parser tree, :mod:`exactdp.cli`)."""
+    from .cli import main as cli_main
+    return cli_main(["profile", *(sys.argv[1:] if argv is None else argv)])
+
+
+def command(args) -> int:
     """``exactdp profile -N -L -q [--eps-max E] [--points K] [--plot FILE] [--json]``."""
-    p = argparse.ArgumentParser(prog="exactdp profile",
-                                description="delta(eps) of shuffled L-bit RR: certified "
-                                            "guarantee bracket and published bounds")
-    _arguments(p)
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as e:
-        return int(e.code) if e.code is not None else 0
-    try:
-        if args.plot is not None:
-            from .writable import writable_file
-            writable_file(args.plot, "--plot")
-        points = _parse_points(args.points)
-        rows = profile(args.N, args.L, args.q, points=points, eps_max=args.eps_max,
-                       digits=args.digits)
-    except (ValueError, TypeError, ExactdpError) as e:
-        print(f"exactdp: error: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-              file=sys.stderr)
-        return 2
+    if args.plot is not None:
+        from .writable import writable_file
+        writable_file(args.plot, "--plot")
+    points = _parse_points(args.points)
+    rows = profile(args.N, args.L, args.q, points=points, eps_max=args.eps_max,
+                   digits=args.digits)
     dg = int(args.digits) + 2
     out = []
     for r in rows:
