@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="target delta in (0, 1)")
     g.add_argument("--eta", help="target eta in (0, 1)")
-    p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
+    p.add_argument("--digits", help=domains.DIGITS.describe() + "; default 10 (4, also the most, "
+                   "beyond the tree's capacity)")
     p = sub.add_parser("dist", help="exact bin masses of R (and a plot)")
     _common(p, lam=False)
     p.add_argument("--lam", help="draw the lambda line and report the mass beyond it")
@@ -140,7 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--delta", help="target delta in (0, 1)")
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
-    p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
+    p.add_argument("--digits", help="relative width of the certified q bracket (default 6; 4, "
+                   "also the most, beyond the tree's capacity)")
     p.add_argument("--grid", default="64", help="fast-mode scan points in [1/1000, 1/2) (exact method); " + domains.GRID.describe())
     p.add_argument("--json", action="store_true", help="print a JSON object")
     p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
@@ -247,7 +249,7 @@ def _strategy(dist) -> str:
 
 def _cmd_epsilon(args) -> int:
     dist, N, L, q, direction = _dist(args)
-    digits = domains.DIGITS.parse(args.digits)
+    digits = _eps_digits(dist, args.digits)
     maxs = _max_seconds(args)
     target_name = "delta" if args.delta is not None else "eta"
     target = domains.TARGET.parse(args.delta if args.delta is not None else args.eta)
@@ -261,15 +263,24 @@ def _cmd_epsilon(args) -> int:
     rec = _base_record(args, N, L, q, direction)
     rec.update({"target": {target_name: str(args.delta if args.delta is not None else args.eta)},
                 "eps": res.to_dict(digits + 1), "lam": _lam_dict(res, digits + 1),
-                "digits": digits, "certified": True, "seconds": round(seconds, 4)})
+                "digits": digits, "certified": True, "strategy": _strategy(dist),
+                "seconds": round(seconds, 4)})
     if args.json:
         print(json.dumps(rec, indent=2))
     else:
         d = res.to_dict(digits + 1)
         print(f"smallest eps with {target_name} <= {rec['target'][target_name]}: "
               f"eps in [{d['lower']}, {d['upper']}]  ({direction}, N={N}, L={L}, q={args.q}; "
-              f"certified, {seconds:.2f} s)")
+              f"certified, {_strategy(dist)}, {seconds:.2f} s)")
     return 0
+
+
+def _eps_digits(dist, given):
+    """--digits of epsilon: default 10, or 4 (its maximum) under the Fourier strategy."""
+    from .queries import FOURIER_EPS_DIGITS
+    if given is not None:
+        return domains.DIGITS.parse(given)
+    return FOURIER_EPS_DIGITS if _strategy(dist) == "fourier" else 10
 
 
 def _lam_dict(eps_iv, digits):
@@ -371,11 +382,11 @@ def _cmd_dist(args) -> int:
 
 
 def _cmd_calibrate(args) -> int:
-    from .calibrate import calibrate
+    from .calibrate import calibrate, calibrate_digits
     from . import heuristics as H
     N = domains.N.parse(args.N)
     L = domains.L.parse(args.L)
-    digits = domains.DIGITS.parse(args.digits)
+    digits = calibrate_digits(N, L, args.digits)
     grid = domains.GRID.parse(args.grid)
     maxs = _max_seconds(args)
     prog = _Progress("calibrate scan", enabled=not args.quiet)

@@ -183,9 +183,11 @@ class PrivacyRatio:
         n = max(self.N, 2)
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
-    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None):
+    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, fallback=None):
         """Run the certified kernel with tolerance/precision refined until the
-        relative width of ``quantity(tailsums)`` is at most 10^-digits."""
+        relative width of ``quantity(tailsums)`` is at most 10^-digits.  When the
+        fast run predicts more than ``max_seconds``, ``fallback()`` (the Fourier
+        strategy) answers instead if given and able to."""
         prec = int(3.33 * digits) + 64
         thr = self._threshold(x, eps, prec)
         fast_thr = thr
@@ -200,7 +202,16 @@ class PrivacyRatio:
         rmax = float(self.mechanism.ratio_max)
         scale_guess = est if est > 0 else 1e-300
         tol = max(scale_guess * 10.0**(-digits) * 1e-3 / max(1.0, rmax), 1e-300)
-        self._capacity_check(f, tol, max_seconds)
+        try:
+            self._capacity_check(f, tol, max_seconds)
+        except CapacityError:
+            if fallback is None:
+                raise
+            try:
+                return fallback()
+            except (PrecisionError, CapacityError):
+                pass
+            raise
         for attempt in range(5):
             key = ("exact", thr.num, thr.den, tol, prec)
             ts = self._cache.get(key)
@@ -268,15 +279,28 @@ class PrivacyRatio:
             if not fwd:
                 s = 1 / s
         outlier = fwd and not excess
-        tol = 1e-8
+        key = ("split", s_kind, x, eps, digits, excess)
+        if key in self._cache:
+            return self._cache[key]
+        # first as if the value were of order 1 (cheap when few digits are asked), then
+        # from the value's magnitude
+        tol = max(10.0**(-digits - 4), 1e-30)
         iv = None
-        for _ in range(3):
-            r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess, tol=tol,
-                           prec=prec)
+        for _ in range(4):
+            try:
+                r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess,
+                               tol=tol, prec=prec)
+            except PrecisionError:
+                if iv is None:
+                    raise
+                break       # finer resolution not provable: keep the enclosure we have
             iv = getattr(r, s_kind)
             if iv.upper == 0 or iv.relative_width() <= 10.0**(-digits):
                 break
-            tol = max(tol * 1e-2, float(iv.mid) * 10.0**(-digits) * 1e-3, 1e-30)
+            # at most 100 times finer per attempt (the light law's smoothness is proved
+            # at a resolution tied to tol), at least twice
+            tol = max(tol * 1e-2, min(float(iv.mid) * 10.0**(-digits) * 1e-3, tol / 2), 1e-30)
+        self._cache[key] = iv
         return iv
 
     # ---------------------------------------------------------- tail queries
@@ -332,10 +356,14 @@ class PrivacyRatio:
                 return e.scale(Fraction(1, norm)).clip(0, 1)
             return ts.p_above(inclusive) if z_above else ts.p_below(inclusive)
 
-        return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
-                           progress, max_seconds)
+        def fallback():
+            return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
 
-    def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
+        return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
+                           progress, max_seconds, fallback)
+
+    def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds,
+               fallback=None):
         if method == "fast" and self.choose_method(fast=True) == "fourier":
             try:
                 iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
@@ -353,7 +381,7 @@ class PrivacyRatio:
             return Estimate(float(v), err)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
-        return self._exact(x, eps, digits, quantity, progress, max_seconds)
+        return self._exact(x, eps, digits, quantity, progress, max_seconds, fallback)
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -405,7 +433,12 @@ class PrivacyRatio:
             return Estimate(max(float(v), 0.0), err)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
-        return self._exact(lam, eps, digits, quantity, progress, max_seconds)
+
+        def fallback():
+            iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
+            return iv.clip(0, 1) if fwd else _mul_pos(iv, _lam_interval(lam, eps)).clip(0, 1)
+
+        return self._exact(lam, eps, digits, quantity, progress, max_seconds, fallback)
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
@@ -467,9 +500,12 @@ class PrivacyRatio:
         return self.mechanism.ratio_max
 
     # --------------------------------------------------------------- inverse queries
-    def epsilon(self, *, delta=None, eta=None, digits: int = 10, progress=None,
+    def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
                 max_seconds=None) -> Interval:
         """Smallest eps with delta(eps) <= target (or eta(eps) <= target), certified.
+
+        ``digits`` (relative width of the bracket) defaults to 10, or to 4 (also the
+        maximum) beyond the tree's capacity (:func:`exactdp.queries.smallest_epsilon`).
 
         Returns an Interval ``[eps_lo, eps_hi]``: the target is certified to be
         violated at ``eps_lo`` (inner end, by the monotonicity of delta/eta in
@@ -524,7 +560,8 @@ class WorstCase:
         """max(delta_forward, delta_reverse)."""
         return self._max(self.forward.delta(lam, eps, **kw), self.reverse.delta(lam, eps, **kw))
 
-    def epsilon(self, *, delta=None, eta=None, digits: int = 10, progress=None, max_seconds=None):
+    def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
+                max_seconds=None):
         """Smallest eps meeting the target in both directions."""
         a = self.forward.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
