@@ -298,6 +298,11 @@ def _cmd_dist(args) -> int:
     dist, N, L, q, direction = _dist(args)
     if direction == "worst":
         raise ExactdpError("direction for dist must be forward or reverse")
+    if _strategy(dist) == "fourier":
+        raise ExactdpError(
+            f"dist: N={N}, L={L} is beyond the tree's capacity and the binned law is not "
+            "available there; use 'exactdp eta' (P[R > x] at chosen x, certified by the "
+            "Fourier strategy), 'exactdp epsilon', or a smaller N")
     bins = domains.BINS.parse(args.bins)
     digits = domains.DIGITS.parse(args.digits)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
