@@ -31,7 +31,7 @@ from .distribution import from_randomized_response
 from .errors import DigitsNotMetError, ParameterError
 from .interval import Interval
 
-__all__ = ["Calibration", "calibrate", "METHODS"]
+__all__ = ["Calibration", "calibrate", "calibrate_digits", "METHODS", "FOURIER_Q_DIGITS"]
 
 METHODS = ("exact", "sigma3", "maurer", "local")
 
@@ -102,15 +102,19 @@ def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seco
     f = d.eta if kind == "eta" else d.delta
     if method == "fast":
         return f(lam, eps, method="fast")
-    return f(lam, eps, digits=digits, max_seconds=max_seconds)
+    try:
+        return f(lam, eps, digits=digits, max_seconds=max_seconds)
+    except DigitsNotMetError as e:      # calibration compares and reports: an enclosure suffices
+        return e.reached
 
 
 def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str = "forward",
-              method: str = "exact", digits: int = 6, grid: int = 64, refine: int = 10,
+              method: str = "exact", digits: int | None = None, grid: int = 64, refine: int = 10,
               q_min="1/1000", max_seconds=None, progress=None) -> Calibration:
     """Noise q for a target ``eta`` (or ``delta``) at ``lam = e^eps`` (see module doc).
 
-    ``digits``: relative width of the certified q bracket (exact method).
+    ``digits``: relative width of the certified q bracket (exact method); default 6,
+    or :data:`FOURIER_Q_DIGITS` (also the maximum) beyond the tree's capacity.
     ``grid``: number of fast-mode scan points in ``[q_min, 1/2)``; the stretch
     where eta is within a factor 2 of the target is rescanned ``refine`` times
     finer.  Crossings narrower than the final resolution cannot be seen; the
@@ -130,12 +134,20 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     target = domains.TARGET.parse(eta if eta is not None else delta)
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if digits is None:
+        digits = FOURIER_Q_DIGITS if _beyond_tree(N, L) else 6
     digits = domains.DIGITS.parse(digits)
     grid = domains.GRID.parse(grid)
     q_min = domains.Q.parse(q_min)
-    from .capacity import check_capacity
-    from .mechanism import Mechanism
-    check_capacity(Mechanism(L, Fraction(1, 4)), N)
+    # beyond the tree's capacity every certified value comes from the Fourier strategy
+    # (exactdp.largen): the scan is coarser and the q bracket has at most FOURIER_Q_DIGITS
+    fourier = _beyond_tree(N, L)
+    if fourier and method == "exact" and digits > FOURIER_Q_DIGITS:
+        raise ParameterError(
+            f"digits must be at most {FOURIER_Q_DIGITS} for calibrate at N={N}, L={L} (Fourier "
+            f"strategy, beyond the tree's capacity), got {digits}; use --digits "
+            f"{FOURIER_Q_DIGITS} or less")
+    vdig = 3 if fourier else 8      # digits of the reported eta/delta values
     if lam is not None and lam > 10**300:
         raise ParameterError(f"lam must be at most 1e300 for calibrate, got {float(lam):.3g}"
                              if lam < Fraction(10)**308 else
@@ -145,7 +157,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     if method != "exact":
         q_iv, note = _heuristic_q(N, L, lam, eps, lam_f, target, method)
         q_used = _round_up(q_iv.upper, 12)
-        val = _quantity(N, L, q_used, direction, kind, lam, eps, method="exact", digits=8,
+        val = _quantity(N, L, q_used, direction, kind, lam, eps, method="exact", digits=vdig,
                         max_seconds=max_seconds)
         meets = True if val.upper <= target else (False if val.lower > target else None)
         return Calibration(N, L, lam, eps, kind, target, direction, method, q_iv, q_used, val,
@@ -213,13 +225,15 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
             def gx(x: Fraction, dg: int):
                 if hasattr(progress, "note"):          # exactdp.progress.Progress
                     progress.note(f"certifying q = {float(x):.8g}")
+                if fourier:     # 3 digits first, more only when they do not decide
+                    dg = min(digits + 3, 3 + 2 * (max(0, dg - digits - 6) // 10))
                 try:
                     return _quantity(N, L, x, direction, kind, lam, eps, method="exact",
                                      digits=dg, max_seconds=max_seconds)
                 except DigitsNotMetError as e:     # a comparison needs an enclosure only
                     return e.reached
             qa, qb = _crossing(gx, g_fast, a, b, target, digits, decreasing=True,
-                               log_scale=False)
+                               log_scale=False, coarse=fourier, smooth=fourier)
             brackets[idx] = (qa, qb)
             crossings.append({"q": Interval(qa, qb), "kind": k, "certified": True})
         else:
@@ -233,11 +247,11 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
             crossings.append({"q": Interval(Fraction(lo), Fraction(hi)), "kind": k,
                               "certified": False})
     qa, qb = brackets[downs[0]]
-    val_b = _quantity(N, L, qb, direction, kind, lam, eps, method="exact", digits=8)
-    val_a = _quantity(N, L, qa, direction, kind, lam, eps, method="exact", digits=8)
+    val_b = _quantity(N, L, qb, direction, kind, lam, eps, method="exact", digits=vdig)
+    val_a = _quantity(N, L, qa, direction, kind, lam, eps, method="exact", digits=vdig)
     sa, sb = brackets[downs[-1]]
     val_s = val_b if sb == qb else _quantity(N, L, sb, direction, kind, lam, eps,
-                                             method="exact", digits=8)
+                                             method="exact", digits=vdig)
     note = ""
     if len(raw) > 1:
         note = (f"{kind} is not monotone in q: {len(raw)} crossings of the target at grid "
@@ -246,6 +260,26 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     return Calibration(N, L, lam, eps, kind, target, direction, "exact", Interval(qa, qb), qb,
                        val_b, val_a, val_b.upper <= target, crossings, monotone, len(qs),
                        Interval(sa, sb), val_s, resolution, time.perf_counter() - t0, note)
+
+
+#: Most digits of the certified q bracket beyond the tree's capacity (Fourier strategy)
+FOURIER_Q_DIGITS = 4
+
+
+def _beyond_tree(N: int, L: int) -> bool:
+    """True when the tree's predicted node count at q = 1/4 (a typical q) exceeds its
+    capacity, so that certified values come from the Fourier strategy."""
+    from .capacity import MAX_NODES, estimate_nodes
+    from .mechanism import Mechanism
+    return estimate_nodes(Mechanism(L, Fraction(1, 4)), N) > MAX_NODES
+
+
+def calibrate_digits(N: int, L: int, given=None) -> int:
+    """Digits of the q bracket: ``given`` (validated), else 6, or
+    :data:`FOURIER_Q_DIGITS` beyond the tree's capacity."""
+    if given is not None:
+        return domains.DIGITS.parse(given)
+    return FOURIER_Q_DIGITS if _beyond_tree(N, L) else 6
 
 
 def _show(x: Fraction) -> str:

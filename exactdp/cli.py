@@ -125,7 +125,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--delta", help="target delta in (0, 1)")
     g.add_argument("--eta", help="target eta in (0, 1)")
-    p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 10; 6 with --k)")
+    p.add_argument("--digits", help=domains.DIGITS.describe() + "; default 10 (4, also the most, "
+                   "beyond the tree's capacity; 6 with --k)")
     p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("dist", help="exact bin masses of R (and a plot)", parents=[out])
     _common(p, lam=False)
@@ -145,7 +146,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     g.add_argument("--delta", help="target delta in (0, 1)")
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
-    p.add_argument("--digits", default="6", help="relative width of the certified q bracket")
+    p.add_argument("--digits", help="relative width of the certified q bracket (default 6; 4, "
+                   "also the most, beyond the tree's capacity)")
     p.add_argument("--grid", default=None, help="scan points in [1/1000, 1/2) (default 64 fast-mode points; "
                    "16 certified points with --k); " + domains.GRID.describe())
     p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
@@ -298,7 +300,7 @@ def _cmd_epsilon(args) -> int:
     if args.k is not None:
         return _cmd_k(args, "epsilon")
     dist, N, L, q, direction = _dist(args)
-    digits = domains.DIGITS.parse(args.digits if args.digits is not None else "10")
+    digits = _eps_digits(dist, args.digits)
     maxs = _max_seconds(args)
     target_name = "delta" if args.delta is not None else "eta"
     target = domains.TARGET.parse(args.delta if args.delta is not None else args.eta)
@@ -312,15 +314,24 @@ def _cmd_epsilon(args) -> int:
     rec = _base_record(args, N, L, q, direction)
     rec.update({"target": {target_name: str(args.delta if args.delta is not None else args.eta)},
                 "eps": res.to_dict(digits + 1), "lam": _lam_dict(res, digits + 1),
-                "digits": digits, "certified": True, "seconds": round(seconds, 4)})
+                "digits": digits, "certified": True, "strategy": _strategy(dist),
+                "seconds": round(seconds, 4)})
     if args.json:
         print(json.dumps(rec, indent=2))
     else:
         d = res.to_dict(digits + 1)
         print(f"smallest eps with {target_name} <= {rec['target'][target_name]}: "
               f"eps in [{d['lower']}, {d['upper']}]  ({direction}, N={N}, L={L}, q={args.q}; "
-              f"certified, {seconds:.2f} s)")
+              f"certified, {_strategy(dist)}, {seconds:.2f} s)")
     return 0
+
+
+def _eps_digits(dist, given):
+    """--digits of epsilon: default 10, or 4 (its maximum) under the Fourier strategy."""
+    from .queries import FOURIER_EPS_DIGITS
+    if given is not None:
+        return domains.DIGITS.parse(given)
+    return FOURIER_EPS_DIGITS if _strategy(dist) == "fourier" else 10
 
 
 def _lam_dict(eps_iv, digits):
@@ -336,6 +347,11 @@ def _cmd_dist(args) -> int:
     dist, N, L, q, direction = _dist(args)
     if direction == "worst":
         raise ExactdpError("direction for dist must be forward or reverse")
+    if _strategy(dist) == "fourier":
+        raise ExactdpError(
+            f"dist: N={N}, L={L} is beyond the tree's capacity and the binned law is not "
+            "available there; use 'exactdp eta' (P[R > x] at chosen x, certified by the "
+            "Fourier strategy), 'exactdp epsilon', or a smaller N")
     bins = domains.BINS.parse(args.bins)
     digits = domains.DIGITS.parse(args.digits)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
@@ -422,11 +438,11 @@ def _cmd_dist(args) -> int:
 def _cmd_calibrate(args) -> int:
     if args.k is not None:
         return _cmd_k(args, "calibrate")
-    from .calibrate import calibrate
+    from .calibrate import calibrate, calibrate_digits
     from . import heuristics as H
     N = domains.N.parse(args.N)
     L = domains.L.parse(args.L)
-    digits = domains.DIGITS.parse(args.digits)
+    digits = calibrate_digits(N, L, args.digits)
     grid = domains.GRID.parse(args.grid if args.grid is not None else "64")
     maxs = _max_seconds(args)
     prog = _Progress("calibrate scan", enabled=not (args.quiet or getattr(args, "json", False)))

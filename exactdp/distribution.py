@@ -38,7 +38,7 @@ from flint import arb, ctx, fmpq
 from . import domains
 from .errors import CapacityError, DigitsNotMetError, ParameterError, PrecisionError
 from .interval import Interval, arb_to_interval
-from .lam import exp_ball, lam_interval, parse_lam_eps
+from .lam import exp_ball, exp_interval, lam_interval, parse_lam_eps
 from .kernel import Threshold, lam_threshold, tail_sums
 from .estimate import Estimate
 from .mechanism import Mechanism
@@ -121,10 +121,13 @@ class PrivacyRatio:
         n = max(self.N, 2)
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
-    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, what="query"):
+    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, what="query",
+               fallback=None):
         """Run the certified kernel with tolerance/precision refined until the
         relative width of ``quantity(tailsums)`` is at most 10^-digits, or raise
-        :class:`~exactdp.errors.DigitsNotMetError` with what was reached.
+        :class:`~exactdp.errors.DigitsNotMetError` with what was reached.  When the
+        fast run predicts more than ``max_seconds``, ``fallback()`` (the Fourier
+        strategy) answers instead if given and able to.
 
         The truncation tolerance is kept as ``log10`` and handed to the kernel
         as an arb power of two (:func:`exactdp.precision.tolerance`), so values
@@ -145,7 +148,16 @@ class PrivacyRatio:
         # certified enclosure then gives the magnitude
         est_log = math.log10(est) if est > 1e-290 else -300.0
         tol_log = est_log - digits - 3 - rmax_log
-        self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds)
+        try:
+            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds)
+        except CapacityError:
+            if fallback is None:
+                raise
+            try:
+                return fallback()
+            except (PrecisionError, CapacityError):
+                pass
+            raise
         iv = None
         for attempt in range(6):
             key = ("exact", thr.num, thr.den, round(tol_log, 6), prec)
@@ -209,8 +221,11 @@ class PrivacyRatio:
 
         ``x`` (or ``e^eps``) is the threshold on S = X/N (forward) or on 1/S
         (reverse); ``s_kind`` picks the field of :class:`~exactdp.largen.SplitSums`.
-        The truncation ``tol`` is tightened until the relative width is at most
-        ``10^-digits`` or three attempts are spent.
+        The truncation ``tol`` starts as if the value were of order 1 (cheap when few
+        digits are asked), then follows the value's magnitude, until the relative
+        width is at most ``10^-digits``; when the digits are out of reach of the
+        attempts left it stops at once and raises
+        :class:`~exactdp.errors.DigitsNotMetError` with the enclosure reached.
         """
         from .largen import split_sums
         fwd = self.direction == "forward"
@@ -223,28 +238,39 @@ class PrivacyRatio:
             if not fwd:
                 s = 1 / s
         outlier = fwd and not excess
-        tol = 1e-8
-        iv = None
-        prev = None
-        for attempt in range(3):
-            r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess, tol=tol,
-                           prec=prec)
-            iv = getattr(r, s_kind)
-            if iv.upper == 0 or meets_digits(iv, digits):
-                return iv
-            # each refinement costs ~20x more and narrows ~5x: stop (and say so) at once
-            # when the digits asked are out of reach of the attempts left
-            rw = iv.relative_width()
-            short = rw / 10.0**(-digits)
-            if short > 1e6 if prev is None else short > prev / rw:
-                break
-            prev = rw
-            tol = max(tol * 1e-2, float(iv.mid) * 10.0**(-digits) * 1e-3, 1e-30)
         name = {"p_above": "P[R above the threshold]", "p_below": "P[R below the threshold]",
                 "ex_above": "delta", "ex_below": "delta"}[s_kind]
-        return require_digits(iv, digits, f"{name} ({self.direction}, N={self.N}, L={self.L}, "
-                              f"q={self.q}, fourier strategy)",
-                              f"after {attempt + 1} attempt(s) (truncation {tol:.0e}); the Fourier "
+        what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
+        key = ("split", s_kind, x, eps, digits, excess)
+        if key not in self._cache:
+            tol = max(10.0**(-digits - 4), 1e-12)
+            iv = prev = None
+            attempts = 0
+            for attempts in range(1, 5):
+                try:
+                    r = split_sums(self.mechanism, self.N, s, outlier=outlier, excess=excess,
+                                   tol=tol, prec=prec)
+                except (PrecisionError, CapacityError):
+                    if iv is None:
+                        raise
+                    break   # finer resolution not provable (or affordable): keep what we have
+                iv = getattr(r, s_kind)
+                if iv.upper == 0 or meets_digits(iv, digits):
+                    break
+                # each refinement costs ~20x more and narrows ~5x: stop (and say so) at
+                # once when the digits asked are out of reach of the attempts left
+                rw = iv.relative_width()
+                short = rw / 10.0**(-digits)
+                if prev is not None and short > prev / rw:
+                    break
+                prev = rw
+                # at most 100 times finer per attempt (the light law's smoothness is
+                # proved at a resolution tied to tol), at least twice
+                tol = max(tol * 1e-2, min(float(iv.mid) * 10.0**(-digits) * 1e-3, tol / 2), 1e-30)
+            self._cache[key] = (iv, attempts, tol)
+        iv, attempts, tol = self._cache[key]
+        return require_digits(iv, digits, what,
+                              f"after {attempts} attempt(s) (truncation {tol:.0e}); the Fourier "
                               "strategy reaches a few digits: ask for fewer")
 
     # ---------------------------------------------------------- tail queries
@@ -275,7 +301,9 @@ class PrivacyRatio:
         if x is not None and x <= 0:
             v = 1 if r_above else 0
             return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
-        if x is not None and x > self.mechanism.ratio_max:  # R <= (p/q)^L in both directions
+        if (x is not None and x > self.mechanism.ratio_max) or (
+                x is None and exp_interval(eps, 128).lower > self.mechanism.ratio_max):
+            # R <= (p/q)^L in both directions
             v = 0 if r_above else 1
             return Interval.exact(v) if method != "fast" else Estimate(float(v), 0.0)
         fwd = self.direction == "forward"
@@ -304,8 +332,11 @@ class PrivacyRatio:
                 return e.scale(Fraction(1, norm)).clip(0, 1)
             return ts.p_above(inclusive) if z_above else ts.p_below(inclusive)
 
+        def fallback():
+            return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
+
         return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
-                           progress, max_seconds)
+                           progress, max_seconds, fallback)
 
     def _pair_side(self, x, eps, r_above, inclusive, digits, method):
         """sf/cdf of a general pair through :mod:`exactdp.methods` (``x >= 1``; any
@@ -336,7 +367,8 @@ class PrivacyRatio:
             self._cache["law"] = law_of_R(self.pair, self.q)
         return self._cache["law"]
 
-    def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds):
+    def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds,
+               fallback=None):
         if method == "fast" and self.choose_method(fast=True) == "fourier":
             try:
                 try:
@@ -358,7 +390,8 @@ class PrivacyRatio:
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(x, eps, digits, quantity, progress, max_seconds,
-                           what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})")
+                           what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
+                           fallback=fallback)
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -424,8 +457,14 @@ class PrivacyRatio:
             return Estimate(max(float(v), 0.0), err)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
+
+        def fallback():
+            iv = self._split("ex_above" if fwd else "ex_below", lam, eps, digits, excess=True)
+            return iv.clip(0, 1) if fwd else _mul_pos(iv, lam_interval(lam, eps)).clip(0, 1)
+
         return self._exact(lam, eps, digits, quantity, progress, max_seconds,
-                           what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})")
+                           what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
+                           fallback=fallback)
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
@@ -495,9 +534,12 @@ class PrivacyRatio:
         return self.mechanism.ratio_max
 
     # --------------------------------------------------------------- inverse queries
-    def epsilon(self, *, delta=None, eta=None, digits: int = 10, progress=None,
+    def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
                 max_seconds=None) -> Interval:
         """Smallest eps with delta(eps) <= target (or eta(eps) <= target), certified.
+
+        ``digits`` (relative width of the bracket) defaults to 10, or to 4 (also the
+        maximum) beyond the tree's capacity (:func:`exactdp.queries.smallest_epsilon`).
 
         Returns an Interval ``[eps_lo, eps_hi]``: the target is certified to be
         violated at ``eps_lo`` (inner end, by the monotonicity of delta/eta in
@@ -567,7 +609,8 @@ class WorstCase:
         """max(delta_forward, delta_reverse)."""
         return self._both("delta", lam, eps, kw)
 
-    def epsilon(self, *, delta=None, eta=None, digits: int = 10, progress=None, max_seconds=None):
+    def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
+                max_seconds=None):
         """Smallest eps meeting the target in both directions."""
         a = self.forward.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)

@@ -201,7 +201,8 @@ class _Light:
         sign = 1.0 if above else -1.0
         f = lambda t: self._logmgf(sign * t) - sign * t * s  # noqa: E731
         lo, hi = 0.0, 1.0 / max(self.sdf, 1e-300)
-        while f(hi) < f(hi / 2) and hi < 1e300:
+        cap = 1e4 / max(self.sdf, 1e-300)     # far enough for any useful bound, no overflow
+        while f(hi) < f(hi / 2) and hi < cap:
             hi *= 2
         for _ in range(80):
             m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
@@ -215,9 +216,14 @@ class _Light:
         with ctx.workprec(self.prec):
             th = arb(sign * t)
             logm = arb(0)
-            for probs, m in self.factors:
-                logm += m * sum((p * (th * x).exp() for p, x in zip(probs, self.w)), arb(0)).log()
+            for (probs, m), (pf, _) in zip(self.factors, self.ff):
+                # shifted by the largest exponent (exact), so that no term overflows
+                mx = arb(max(sign * t * x for p, x in zip(pf, self.wf) if p > 0))
+                logm += m * (mx + sum((p * (th * x - mx).exp() for p, x in zip(probs, self.w)),
+                                      arb(0)).log())
             b = (logm - th * self._s_arb(s)).exp()
+            if not b.is_finite():
+                return arb(1), None
             return b, b / (arb(t) * arb(1).exp())
 
     def _s_arb(self, s):
@@ -332,6 +338,83 @@ class _Light:
             P = arb(1) / 2 + I1 / arb.pi()
             A = 2 * I2 / arb.pi()
             return P, A
+
+
+def _fourier_mix(law0: "_Light", nodes, shift: arb, sg: float, U1: float, eps: float,
+                 T1: float, T2: float, W: arb, prec: int):
+    """Certified ``(sum P P[V_n > x], sum P E|V_n - x|)`` over nodes ``(n, s, P, law_n)``,
+    ``x = s + shift``, ``V_n = S_L(n) + N(0, sg^2)``: one Gil-Pelaez integral of the
+    mixed characteristic function ``sum P e^{-iux} phi_n(u)`` (the formulas of the
+    module doc are linear in the law).  ``law0`` gives the factors (its first factor
+    is the null light user, repeated ``n`` times; a second one the changed user);
+    ``T1``, ``T2`` bound the tails of one law beyond ``U1`` (times ``W = sum P``)."""
+    with ctx.workprec(prec):
+        (pf, _), *rest = law0.factors
+        mf = law0.fmeans[0]
+        wcf = [x - mf for x in law0.w]
+        out = None
+        if rest:
+            po, _ = rest[0]
+            mo = law0.fmeans[1]
+            out = (po, [x - mo for x in law0.w])
+        groups = {}
+        for n, s, P, law in nodes:
+            # centred threshold: x - mean of the node's light law
+            groups.setdefault(n, []).append((P, s + shift - law.mean))
+        ns = sorted(groups)
+        steps = [ns[0]] + [b - a for a, b in zip(ns, ns[1:])]
+        sg2h = arb(sg) ** 2 / 2
+        i = acb(0, 1)
+
+        def F(z, analytic):
+            e = [(i * z * x).exp() for x in wcf]
+            fp = sum((p * ei for p, ei in zip(pf, e)), acb(0))
+            fm = sum((p / ei for p, ei in zip(pf, e)), acb(0))
+            gp = gm = acb(0)
+            cp, cm = acb(1), acb(1)
+            for n, k in zip(ns, steps):
+                cp *= fp ** k
+                cm *= fm ** k
+                sp = sm = acb(0)
+                for P, c in groups[n]:
+                    h = (-i * z * c).exp()
+                    sp += P * h
+                    sm += P / h
+                gp += cp * sp
+                gm += cm * sm
+            ga = (-sg2h * z * z).exp()
+            if out is not None:
+                po, wco = out
+                eo = [(i * z * x).exp() for x in wco]
+                gp *= sum((p * ei for p, ei in zip(po, eo)), acb(0))
+                gm *= sum((p / ei for p, ei in zip(po, eo)), acb(0))
+            gp *= ga
+            gm *= ga
+            return (gp - gm) / (2 * i * z) + i * (W - (gp + gm) / 2) / (z * z)
+
+        # Taylor piece on [0, d0] and moment terms, summed over the nodes
+        sg2 = arb(sg) ** 2
+        SD = SM2 = SM3 = SM4 = arb(0)
+        Mmax = 1e-300
+        for n, s, P, law in nodes:
+            d = law.mean - (s + shift)
+            vv = law.var + sg2
+            m4 = 8 * (d ** 4 + 3 * vv * vv + law.k4)
+            SD += P * d
+            SM2 += P * (d * d + law.var + sg2)
+            SM3 += P * m4 ** arb(0.75)
+            SM4 += P * m4
+            Mmax = max(Mmax, float(m4.upper()) ** 0.25)
+        Wf = max(float(W.upper()), 1e-300)
+        d0 = min((eps / Wf / 10) ** (1 / 3) / Mmax, U1 / 4)
+        a0 = arb(d0)
+        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps) / 16, rel_tol=arb(2) ** -60,
+                         eval_limit=2_000_000, deg_limit=200)
+        I1 = (I.real + SD * a0 + arb(0, float((a0 ** 3 * SM3 / 18).upper()))
+              + arb(0, float((W * T1).upper())))
+        I2 = (I.imag + SM2 * a0 / 2 + arb(0, float((a0 ** 5 * SM4 / 120).upper()))
+              + W / arb(U1) + arb(0, float((W * T2).upper())))
+        return W / 2 + I1 / arb.pi(), 2 * I2 / arb.pi()
 
 
 # --------------------------------------------------------------------------- driver
@@ -467,28 +550,47 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                 cache[key] = (law, U1, T, aa, sg)
             return cache[key]
 
+        pending = {False: [], True: []}     # light nodes left to the batched Fourier integral
+
         def light_eval(n, with_outlier, sl: arb, want_ex: bool, P):
-            """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) for S_L vs sl."""
+            """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) for S_L vs sl from
+            the Chernoff bound, or ``None`` (the node joins the batched Fourier integral)."""
             pm = float(P.upper())
-            law, U1, (T1, T2), a, sg = light_law(n, with_outlier)
-            ex_gauss = arb(sg) / (2 * arb.pi()).sqrt()
+            law = light_law(n, with_outlier)[0]
             r = chernoff_decide(law, sl, pm)
             if r is not None:
                 return r
+            pending[with_outlier].append((n, sl, P))
+            return None
+
+        def light_batch(with_outlier, items):
+            """Add the Fourier enclosures of all pending light nodes (one integral per
+            shift ``s -+ a``: the Gil-Pelaez integrals are linear in the node mixture)."""
+            n0 = min(n for n, _, _ in items)
+            law0, U1, (T1, T2), a, sg = light_law(n0, with_outlier)
+            laws = {n: light_law(n, with_outlier)[0] for n in {n for n, _, _ in items}}
+            W = sum((P for _, _, P in items), arb(0))
+            ex_gauss = arb(sg) / (2 * arb.pi()).sqrt()
             stats["integrals"] += 2
             aa = arb(a)
-            # quadrature tolerance: the node's share of the budget (its error is weighted by P)
-            eps_node = min(max(eps_int, tol * 1e-2 / max(pm, 1e-300)), 1e-3)
-            Pp, Ap = law.fourier(sl - aa, sg, U1, eps_node, T1, T2)   # s - a
-            Pm, Am = law.fourier(sl + aa, sg, U1, eps_node, T1, T2)   # s + a
-            pa_lo = Pm - gtail
-            pa_hi = Pp + gtail
-            # E(V - x)+ = (mean - x + E|V - x|) / 2, decreasing in x
-            exa_hi = (law.mean - (sl - aa) + Ap) / 2
-            exa_lo = (law.mean - (sl + aa) + Am) / 2 - ex_gauss
-            exb_hi = ((sl + aa) - law.mean + Am) / 2
-            exb_lo = ((sl - aa) - law.mean + Ap) / 2 - ex_gauss
-            return (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi)
+            nodes = [(n, sl, P, laws[n]) for n, sl, P in items]
+            # quadrature tolerance: each node's share of the budget, as for a single node
+            Wf = float(W.upper())
+            eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
+            SPp, SAp = _fourier_mix(law0, nodes, -aa, sg, U1, eps_c, T1, T2, W, prec)
+            SPm, SAm = _fourier_mix(law0, nodes, aa, sg, U1, eps_c, T1, T2, W, prec)
+            dm = sum((P * (law.mean - sl) for _, sl, P, law in nodes), arb(0))  # sum P (mean - s)
+            # sum P P[S_L > s]: [sum P P_V(s + a) - W Q, sum P P_V(s - a) + W Q]
+            pa_lo, pa_hi = SPm - W * gtail, SPp + W * gtail
+            acc_a.lo += pa_lo
+            acc_a.hi += pa_hi
+            acc_b.lo += W - pa_hi
+            acc_b.hi += W - pa_lo
+            if excess:
+                acc_ea.hi += (dm + W * aa + SAp) / 2
+                acc_ea.lo += (dm - W * aa + SAm) / 2 - W * ex_gauss
+                acc_eb.hi += (-dm + W * aa + SAm) / 2
+                acc_eb.lo += (-dm - W * aa + SAp) / 2 - W * ex_gauss
 
         acc_a, acc_b, acc_ea, acc_eb = _Acc(), _Acc(), _Acc(), _Acc()
         dropped = arb(0)
@@ -567,6 +669,8 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
                     return
             if level_idx == len(heavy):
                 r = light_eval(n_rem, light_outlier, s_arb - H, excess, P)
+                if r is None:
+                    return
                 acc_a.add(P, r[0], r[1])
                 acc_b.add(P, 1 - r[1], 1 - r[0])
                 if excess:
@@ -600,6 +704,9 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
         else:
             walk(0, n_users, arb(0), arb(1), False)
 
+        for wo in (False, True):
+            if pending[wo]:
+                light_batch(wo, pending[wo])
         dmass = float(dropped.upper()) * (1 + 1e-9)
         pa = acc_a.interval(1)
         pb = acc_b.interval(1)

@@ -22,6 +22,9 @@ __all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "MIN_T
 #: Smallest eta/delta target of :func:`smallest_epsilon`: its screening runs in
 #: float64, whose normal range ends near 2.2e-308.
 MIN_TARGET = Fraction(1, 10**300)
+#: Most (and default) digits of :func:`smallest_epsilon` under the Fourier strategy
+#: (exactdp.largen): each comparison needs eta/delta to a few more digits than eps.
+FOURIER_EPS_DIGITS = 4
 
 
 def _sci(x: Fraction) -> str:
@@ -41,7 +44,7 @@ def rational_near(x: float, rel: float) -> Fraction:
 
 def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
               decreasing: bool = True, log_scale: bool = True, smooth: bool = False,
-              relative_to_log: bool = False):
+              relative_to_log: bool = False, coarse: bool = False):
     """Certified bracket ``(a, b)`` of rationals around the crossing of a
     monotone g with ``target``:
 
@@ -52,6 +55,10 @@ def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: i
     point; certified evaluations expand a bracket around it and shrink it by
     safeguarded secant steps.  An evaluation whose enclosure contains the
     target is repeated with more digits; it is never guessed.
+
+    ``coarse`` (expensive ``g_fast``, e.g. the Fourier strategy): the float search
+    stops at relative 1e-3 and the first certified points straddle the proposal
+    (never at the crossing itself, which no finite precision decides cheaply).
     """
     tgt = float(target)
 
@@ -75,8 +82,9 @@ def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: i
 
     # 1. float bisection on the fast estimates
     a, b = lo, hi
+    stop = 1e-3 if coarse else 10.0**(-digits - 3)
     for _ in range(300):
-        if b - a <= max(abs(b), 1e-300) * 10.0**(-digits - 3):
+        if b - a <= max(abs(b), 1e-300) * stop:
             break
         mid = math.sqrt(a * b) if (log_scale and a > 0) else 0.5 * (a + b)
         v = g_fast(mid)
@@ -93,11 +101,21 @@ def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: i
         x0 = _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits)
     # 2. certified expansion around x0 until the target is bracketed
     h = rel / 4
-    x = rational_near(x0, h / 8)
-    s0, v0 = side(x)
     xa = xb = None
+    if coarse:
+        # straddle the proposal: met expected at x0 (1 + h), violated at x0 (1 - h)
+        x = rational_near(min(max(x0 * (1 + h), lo), hi), h / 8)
+        s0, v0 = side(x)
+        if s0 > 0:
+            xb, vb = x, v0
+            x = rational_near(min(max(x0 * (1 - h), lo), hi), h / 8)
+            s0, v0 = side(x)
+    else:
+        x = rational_near(x0, h / 8)
+        s0, v0 = side(x)
     if s0 > 0:
-        xb, vb = x, v0
+        if xb is None or x < xb:
+            xb, vb = x, v0
     else:
         xa, va = x, v0
     step = h
@@ -174,12 +192,14 @@ def _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits):
     return x
 
 
-def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=None,
+def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, progress=None,
                      max_seconds=None) -> Interval:
     """Smallest eps with ``delta(eps) <= target`` (or ``eta(eps) <= target``).
 
     Returns ``[ln lam_a, ln lam_b]`` where the target is certified violated at
     ``lam_a`` and met at ``lam_b``; the true smallest eps lies in between.
+    ``digits`` (relative width ``10^-digits``) defaults to 10, or to
+    :data:`FOURIER_EPS_DIGITS` (also its maximum) beyond the tree's capacity.
     """
     if (delta is None) == (eta is None):
         raise ParameterError("give exactly one of delta or eta as the target")
@@ -189,22 +209,32 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
         raise ParameterError(
             f"{name} target must be in [1e-300, 1) (the engine's float64 screening cannot "
             f"resolve smaller probabilities), got {_sci(target)}")
+    fourier = dist.choose_method() == "fourier"
+    if digits is None:
+        digits = FOURIER_EPS_DIGITS if fourier else 10
     digits = domains.DIGITS.parse(digits)
+    if fourier and digits > FOURIER_EPS_DIGITS:
+        raise ParameterError(
+            f"digits must be at most {FOURIER_EPS_DIGITS} for epsilon at N={dist.N}, L={dist.L} "
+            f"(Fourier strategy, beyond the tree's capacity), got {digits}; use --digits "
+            f"{FOURIER_EPS_DIGITS} or less")
     q_fun = dist.delta if name == "delta" else dist.eta
     tgt = float(target)
     fast_tol = min(1e-16, max(tgt * 1e-6, 1e-300))
 
-    # beyond the tree's capacity the Fourier strategy answers; its cost grows with the
-    # digits asked, and a bracket of a few digits decides each comparison
-    cap = 3 if dist.choose_method() == "fourier" else 300
-
     def g_exact(lam: Fraction, dg: int) -> Interval:
         if hasattr(progress, "note"):                  # exactdp.progress.Progress
             progress.note(f"certifying lam = {float(lam):.10g}")
+        if fourier:
+            # beyond the tree's capacity the Fourier strategy answers; its cost grows with the
+            # digits asked: 3 digits first, more only for comparisons they cannot decide
+            # (_crossing asks digits + 6, then 10 more per retry)
+            retry = max(0, dg - digits - 6) // 10
+            dg = min(digits + 3, 3 + 2 * retry)
         # a comparison needs an enclosure, not the digits: a wider one is used as is
         # (_crossing asks again with more digits when it cannot decide)
         try:
-            return q_fun(lam=lam, digits=min(dg, cap), progress=progress, max_seconds=max_seconds)
+            return q_fun(lam=lam, digits=dg, progress=progress, max_seconds=max_seconds)
         except DigitsNotMetError as e:
             return e.reached
 
@@ -215,12 +245,13 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int = 10, progress=N
         return _fast_value(dist, name, lam_q, fast_tol)
 
     # eps = 0 already enough?
-    g1 = g_exact(Fraction(1), 1 if cap == 3 else digits + 2)
+    g1 = q_fun(lam=Fraction(1), digits=1 if fourier else digits + 2, progress=progress,
+               max_seconds=max_seconds)
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
     a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
-                     smooth=(name == "delta"), relative_to_log=True)
+                     smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
     return Interval(ln_interval(a).lower, ln_interval(b).upper)
 
 

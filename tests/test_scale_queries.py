@@ -1,0 +1,68 @@
+"""Deployment-scale queries (issue 14): epsilon, calibrate and dist beyond the tree's capacity.
+
+Cheap checks run by default; the certified L = 40, N = 10^7 runs are marked slow.
+"""
+
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from exactdp import from_randomized_response
+from exactdp.cli import main
+
+
+def _run(argv, capsys):
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_epsilon_digits_beyond_fourier_is_one_line(capsys):
+    rc, _, err = _run(["epsilon", "-N", "10000000", "-L", "40", "-q", "0.351", "--delta", "1e-6",
+                       "--digits", "8", "--quiet"], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "--digits 4" in err, err
+
+
+def test_calibrate_digits_beyond_fourier_is_one_line(capsys):
+    rc, _, err = _run(["calibrate", "-N", "10000000", "-L", "40", "--eps", "2", "--eta", "0.01",
+                       "--digits", "6", "--quiet"], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "--digits 4" in err, err
+
+
+def test_dist_at_scale_refuses_and_says_what_works(capsys):
+    rc, _, err = _run(["dist", "-N", "10000000", "-L", "40", "-q", "0.351", "--quiet"], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "exactdp eta" in err, err
+
+
+@pytest.mark.parametrize("method", ["sigma3", "maurer", "local"])
+def test_calibrate_heuristics_at_deployment_scale(method, capsys):
+    rc, out, err = _run(["calibrate", "-N", "10000000", "-L", "40", "--eps", "2", "--eta", "0.01",
+                         "--method", method, "--json", "--quiet"], capsys)
+    assert rc == 0, err
+    rec = json.loads(out)
+    lo, hi = float(rec["eta_at_q"]["lower"]), float(rec["eta_at_q"]["upper"])
+    assert 0 <= lo <= hi < 1
+    if method == "local":      # (p/q)^L <= lambda: R never exceeds lambda
+        assert hi < 1e-100
+
+
+def test_chernoff_at_the_support_edge_is_finite():
+    """Found at the local-DP q (lambda = the largest R): the Chernoff bound overflowed."""
+    from exactdp import heuristics as H
+    q = H.local_dp_q(40, H.Lam(eps=F(2))).upper
+    q = F(-((-q.numerator * 10**12) // q.denominator), 10**12)
+    iv = from_randomized_response(10**7, 40, q).eta(eps=2, digits=3)
+    assert iv.lower == 0 and iv.upper < F(1, 10**100)
+
+
+@pytest.mark.slow
+def test_epsilon_at_deployment_scale_forward():
+    d = from_randomized_response(10**7, 40, "0.351")
+    e = d.epsilon(delta="1e-6")
+    assert e.relative_width() <= 1e-4
+    # independent check of the bracket: delta violated a little below it, met a little above
+    assert e.lower > 5
+    dl = d.delta(eps=e.lower * F(999, 1000), digits=3)
+    du = d.delta(eps=e.upper * F(1001, 1000), digits=3)
+    assert dl.lower > F(1, 10**6) >= du.upper
