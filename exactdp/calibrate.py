@@ -212,7 +212,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
         raise ParameterError(
             f"calibrate: the target {kind} <= {_show(target)} is not met at any scanned {scanned} "
             f"(fast estimate); give a larger --{kind} target, a larger --lam/--eps or a larger -N")
-    from .queries import _crossing
+    from .queries import crossing
     downs = [i for i, r in enumerate(raw) if r[2] == "down"]
     if not downs:
         raise ParameterError(f"calibrate: {kind}(q) only crosses the target {_show(target)} upwards "
@@ -232,7 +232,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
                                      digits=dg, max_seconds=max_seconds)
                 except DigitsNotMetError as e:     # a comparison needs an enclosure only
                     return e.reached
-            qa, qb = _crossing(gx, g_fast, a, b, target, digits, decreasing=True,
+            qa, qb = crossing(gx, g_fast, a, b, target, digits, decreasing=True,
                                log_scale=False, coarse=fourier, smooth=fourier)
             brackets[idx] = (qa, qb)
             crossings.append({"q": Interval(qa, qb), "kind": k, "certified": True})

@@ -17,7 +17,7 @@ from .errors import DigitsNotMetError, ParameterError, PrecisionError
 from .interval import Interval
 from .lam import ln_interval
 
-__all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "MIN_TARGET"]
+__all__ = ["smallest_epsilon", "quantile", "bin_masses", "rational_near", "crossing", "MIN_TARGET"]
 
 #: Smallest eta/delta target of :func:`smallest_epsilon`: its screening runs in
 #: float64, whose normal range ends near 2.2e-308.
@@ -42,7 +42,7 @@ def rational_near(x: float, rel: float) -> Fraction:
     return f.limit_denominator(max(10, int(4 / rel) + 1))
 
 
-def _crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
+def crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
               decreasing: bool = True, log_scale: bool = True, smooth: bool = False,
               relative_to_log: bool = False, coarse: bool = False):
     """Certified bracket ``(a, b)`` of rationals around the crossing of a
@@ -228,11 +228,11 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
         if fourier:
             # beyond the tree's capacity the Fourier strategy answers; its cost grows with the
             # digits asked: 3 digits first, more only for comparisons they cannot decide
-            # (_crossing asks digits + 6, then 10 more per retry)
+            # (crossing asks digits + 6, then 10 more per retry)
             retry = max(0, dg - digits - 6) // 10
             dg = min(digits + 3, 3 + 2 * retry)
         # a comparison needs an enclosure, not the digits: a wider one is used as is
-        # (_crossing asks again with more digits when it cannot decide)
+        # (crossing asks again with more digits when it cannot decide)
         try:
             return q_fun(lam=lam, digits=dg, progress=progress, max_seconds=max_seconds)
         except DigitsNotMetError as e:
@@ -250,7 +250,7 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
-    a, b = _crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
+    a, b = crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
     return Interval(ln_interval(a).lower, ln_interval(b).upper)
 
@@ -309,7 +309,7 @@ def quantile(dist, prob, *, digits: int = 10, method: str = "exact") -> Interval
             if b - a < b * 1e-13:
                 break
         return Interval(Fraction(a), Fraction(b))
-    a, b = _crossing(g_exact, g_fast, rmin * 0.999, rmax, p, digits, decreasing=False)
+    a, b = crossing(g_exact, g_fast, rmin * 0.999, rmax, p, digits, decreasing=False)
     return Interval(a, b)
 
 
