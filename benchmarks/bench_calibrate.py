@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from exactdp.calibrate import calibrate
+from exactdp.apps.calibrate import calibrate
 
 CASES = [(1000, "2"), (3000, "2"), (5000, "2"), (1000, "e2"), (3000, "e2"), (5000, "e2"),
          (10000, "2"), (10000, "e2")]

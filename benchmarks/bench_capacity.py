@@ -1,5 +1,5 @@
-"""Capacity predictor vs measured tree size (issue 14): exactdp.capacity.estimate_nodes
-(at tol = 1e-16) against the node count of the certified tree (exactdp.kernel.tail_sums
+"""Capacity predictor vs measured tree size (issue 14): exactdp.engine.capacity.estimate_nodes
+(at tol = 1e-16) against the node count of the certified tree (exactdp.engine.kernel.tail_sums
 at tol = 1e-16), both directions (forward: the threshold on Z under D_m's change of
 measure; reverse: R = N/X), lambda = 1 + 2 sd(R) (the threshold where the tree is widest
 among typical queries).  Prints one JSON line per case and the max ratio.
@@ -24,8 +24,8 @@ GRID = [(N, L, q) for L, qs, Ns in (
 
 def main():
     from exactdp import from_randomized_response
-    from exactdp.capacity import estimate_nodes
-    from exactdp.kernel import tail_sums
+    from exactdp.engine.capacity import estimate_nodes
+    from exactdp.engine.kernel import tail_sums
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=float, default=2e6, help="skip cases predicted above this")
     a = ap.parse_args()

@@ -26,8 +26,8 @@ from fractions import Fraction
 import numpy as np
 
 from exactdp import from_randomized_response
-from exactdp.capacity import estimate_nodes
-from exactdp.kernel import Threshold, tail_sums
+from exactdp.engine.capacity import estimate_nodes
+from exactdp.engine.kernel import Threshold, tail_sums
 
 SETTINGS = [(1000, "0.2446", "2"), (3000, "0.2109", "2"), (5000, "0.1778", "2"),
             (1000, "0.1692", "e2"), (3000, "0.1424", "e2"), (5000, "0.1310", "e2")]
@@ -106,7 +106,7 @@ def main():
         # growth of the cost with N and L (q fixed, lam = 2, tol 1e-30, 110 bits)
         for L, Ns in [(3, [1000, 4000, 16000, 64000]), (5, [500, 1000, 2000, 4000, 8000]),
                       (7, [250, 500, 1000, 2000])]:
-            from exactdp.mechanism import Mechanism
+            from exactdp.model.mechanism import Mechanism
             m = Mechanism(L, "0.2")
             for N in Ns:
                 thr = Threshold.from_fraction(Fraction(2 * N * m.scale), 110)

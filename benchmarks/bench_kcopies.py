@@ -1,5 +1,5 @@
 """Benchmark of certified eta under k-randomization for 000's pair and its
-reverse (``exactdp.kcopies``, issue 4): prints one JSON object.
+reverse (``exactdp.reductions.kcopies``, issue 4): prints one JSON object.
 
     python benchmarks/bench_kcopies.py [--quick]
 
@@ -16,8 +16,8 @@ import json
 import sys
 import time
 
-from exactdp.kcopies import kcopies_eta
-from exactdp.pairs import Pair
+from exactdp.reductions.kcopies import kcopies_eta
+from exactdp.reductions.pairs import Pair
 
 
 def main():

@@ -17,8 +17,8 @@ import sys
 import time
 from fractions import Fraction
 
-from exactdp.errors import CapacityError
-from exactdp.pairs import HomogeneousPair, hom_eta
+from exactdp.core.errors import CapacityError
+from exactdp.reductions.pairs import HomogeneousPair, hom_eta
 
 TRIPLES = [(0, 4, 1), (0, 3, 2), (1, 1, 1), (4, 0, 1), (2, 2, 1)]
 

@@ -3,8 +3,8 @@
     python benchmarks/bench_peers.py [--n 1000 100000] [--L 1] [--q 1/4] [--delta 1e-6] [--json]
 
 For each n: the certified eps of 000's canonical pair (worst direction), the
-certified bracket of :func:`exactdp.guarantee.guarantee` (and which bound gave
-its upper end), and each implemented peer bound (:mod:`exactdp.peers`):
+certified bracket of :func:`exactdp.apps.guarantee.guarantee` (and which bound gave
+its upper end), and each implemented peer bound (:mod:`exactdp.apps.peers`):
 FMT 2021 closed form (float, mpmath), FMT 2021 clone, FMT 2023 stronger
 clone, Wang et al. 2024 variation ratio, Balle et al. 2019 blanket (Hoeffding
 and Bennett) -- all but the closed form certified upper ends.  Prints a markdown table (docs/peers.md).
@@ -17,8 +17,8 @@ import json
 import time
 from fractions import Fraction
 
-from exactdp.guarantee import guarantee
-from exactdp.interval import fraction_to_decimal_str
+from exactdp.apps.guarantee import guarantee
+from exactdp.core.interval import fraction_to_decimal_str
 
 
 def row(n, L, q, delta):

@@ -23,7 +23,7 @@ CASES = [  # (N, L, q, eps, digits); the L = 5 and 8 eps are about 3 sd of R abo
 
 def run(case, out):
     from exactdp import from_randomized_response
-    from exactdp.capacity import estimate_nodes
+    from exactdp.engine.capacity import estimate_nodes
     N, L, q, eps, digits = case
     d = from_randomized_response(N, L, q)
     t = time.perf_counter()
@@ -39,7 +39,7 @@ def run(case, out):
 
 def mc(case, samples, seed=1):
     import numpy as np
-    from exactdp.mechanism import Mechanism
+    from exactdp.model.mechanism import Mechanism
     N, L, q, eps, _ = case
     r = Mechanism(L, q).sample_ratio(N, samples, rng=seed)
     from fractions import Fraction

@@ -1,5 +1,5 @@
 """Benchmark of certified eta for bases of two types at Hamming distance one
-(``exactdp.twotype``, issue 4): prints one JSON object.
+(``exactdp.reductions.twotype``, issue 4): prints one JSON object.
 
     python benchmarks/bench_twotype.py [--quick]
 
@@ -17,8 +17,8 @@ import json
 import sys
 import time
 
-from exactdp.pairs import Pair
-from exactdp.twotype import twotype_eta
+from exactdp.reductions.pairs import Pair
+from exactdp.reductions.twotype import twotype_eta
 
 
 def _bits(s: str) -> int:

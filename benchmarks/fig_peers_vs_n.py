@@ -4,10 +4,10 @@
         [--digits 3] [--plot-only]
 
 For each (n, L): exactdp's certified eps of 000's canonical pair (worst direction;
-the tree engine, or the Fourier strategy of exactdp.largen beyond its capacity),
-the certified guarantee bracket of exactdp.guarantee (upper end: exact all-pairs
+the tree engine, or the Fourier strategy of exactdp.engine.largen beyond its capacity),
+the certified guarantee bracket of exactdp.apps.guarantee (upper end: exact all-pairs
 maximum at L = 1, n <= 1000, else the least certified published bound), and every
-certified peer bound of exactdp.peers.  Each (n, L) result is appended to
+certified peer bound of exactdp.apps.peers.  Each (n, L) result is appended to
 docs/figures/peers_eps_vs_n.json as soon as it is computed (a rerun skips the
 points already there), then docs/figures/peers_eps_vs_n.png is drawn.
 """
@@ -26,7 +26,7 @@ PNG = OUT / "peers_eps_vs_n.png"
 
 
 def point(n, L, q, delta, digits):
-    from exactdp.guarantee import guarantee
+    from exactdp.apps.guarantee import guarantee
     t = time.perf_counter()
     g = guarantee(n, L, q, delta=delta, digits=digits)
     return {"n": n, "L": L, "q": q, "delta": delta,

@@ -1,3 +1,3 @@
-from .cli import main
+from .apps.cli import main
 import sys
 sys.exit(main())

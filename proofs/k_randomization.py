@@ -7,7 +7,7 @@ kN-k zero originals vs kN zeros, each randomized once) is the U-statistic
 
 which the paper normalises by (kN-k)!/(kN)! instead (a missing k!).  Its mean is
 a hypergeometric mixture of phi^(rL); its variance is NOT the sum of the
-subset-term variances (the subsets overlap).  Exact moments (exactdp.moments)
+subset-term variances (the subsets overlap).  Exact moments (exactdp.oracles.moments)
 come from E prod_i (1 + x rho_i)(1 + y rho_i); here they are re-derived by
 counting overlapping pairs of subsets and compared as polynomials in
 A = phi^L, B = psi^L.
@@ -318,13 +318,13 @@ def identities():
     a = ((pv**3 + qv**3) / (pv * qv)) ** Lv
     paper_E = Fraction(factorial(kv * Nv - kv), factorial(kv * Nv)) * sum(
         comb(kv, r) * comb(kv * Nv - kv, kv - r) * a**r for r in range(kv + 1))
-    from exactdp import moments as M
+    from exactdp.oracles import moments as M
     assert M.moments_Rk(Nv, Lv, kv, qv) == (Etrue, Vtrue)
     rec.add("000-8.31", SRC, "(8.30)-(8.31)",
             "E R(S^k) = (kN-k)!/(kN)! sum_r C(k,r) C(Nk-k,k-r) phi^(rL)",
             "refuted" if paper_E != Etrue else "proved",
             "Linearity and (8.27) are right, but the normalisation inherits the missing k! of (8.21); "
-            "true value from the corrected form (equal to exactdp.moments and to brute force).",
+            "true value from the corrected form (equal to exactdp.oracles.moments and to brute force).",
             expect="refuted",
             counterexample={"N": "2", "L": "1", "k": "2", "q": "1/4", "lhs_true": C.fmt(Etrue),
                             "rhs_printed": C.fmt(paper_E)},
@@ -424,7 +424,7 @@ def identities():
                             "printed": C.fmt(Vpaper), "printed_with_1/C(kN,k)": C.fmt(Vpaper_trueC)},
             corrected="Var R(S^k) = [x^k y^k] (1+x+y+A xy)^(kN-k) (1+A(x+y)+B xy)^k / C(kN,k)^2 - (E R(S^k))^2, "
                       "A = phi^L, B = psi^L  [proved: independence; see 000-8.37-var-exact]")
-    # the exact variance: GF form (exactdp.moments) == overlap count, as polynomials in A, B
+    # the exact variance: GF form (exactdp.oracles.moments) == overlap count, as polynomials in A, B
     ok = True
     for kv2 in range(1, 5):
         for Nv2 in range(1, 6):
@@ -441,7 +441,7 @@ def identities():
         okbf &= (m1 == 1) and (exact_moments_Rk(Nv2, Lv2, kv2, qv2) == (e1, e2_ - e1 * e1))
     rec.add("000-8.37-var-exact", SRC, "(8.37) variance, corrected",
             "E[e_k(rho)^2] by counting overlapping subset pairs == [x^k y^k] of the independence GF "
-            "(exactdp.moments), as polynomials in A = phi^L, B = psi^L, for all k<=4, N<=5",
+            "(exactdp.oracles.moments), as polynomials in A = phi^L, B = psi^L, for all k<=4, N<=5",
             "proved" if (ok and okbf) else "refuted",
             "Two independent derivations agree as integer polynomials in A, B (hence for every L, q) on the "
             "stated range; both also equal brute-force enumeration of the histogram law for "
@@ -482,7 +482,7 @@ def identities():
                 "variance is of order k^2/(kN) (U-statistic).", expect="refuted",
                 counterexample={"N": "2", "L": "1", "k": "2", "q": "1/4", "lhs_true": C.fmt(Vt),
                                 "rhs": C.fmt(Vb)},
-                corrected="Var R(S^k) = exact formula of 000-8.37-var (exactdp.moments.moments_Rk)  [proved]")
+                corrected="Var R(S^k) = exact formula of 000-8.37-var (exactdp.oracles.moments.moments_Rk)  [proved]")
     # phi forms and (6.3)/(8.38)
     ok = C.is_zero(psi - (phi**2 + phi - 1))
     rec.add("000-6-phi", SRC, "§6 / App. II displays after (6.2)",
@@ -506,9 +506,9 @@ def identities():
                                 "E_bound(6.1)": C.fmt(Eb), "Var_bound(6.2)": C.fmt(Vb),
                                 "E_true": C.fmt(Et), "Var_true": C.fmt(Vt)},
                 corrected="E R(S^k) + 3 sqrt(Var R(S^k)) <= lambda with the exact moments of "
-                          "exactdp.moments.moments_Rk (000-8.31 corrected, 000-8.37-var)  [proved]")
+                          "exactdp.oracles.moments.moments_Rk (000-8.31 corrected, 000-8.37-var)  [proved]")
 
-    # ---------------------------------------------------------------- exactdp.kcopies
+    # ---------------------------------------------------------------- exactdp.reductions.kcopies
     ok, cases = _kcopies_identity()
     rec.add("kcopies-esym", SRC, "(8.21) generalised",
             "For any base vector z, changed vector w at Hamming distance d and k: P(S^k | z^(N-1) + w) / "
@@ -517,7 +517,7 @@ def identities():
             "proved" if ok else "refuted",
             "Cross-multiplied, both sides are polynomials in q of degree <= kNL; they agree exactly (Fraction "
             "arithmetic, every histogram, P(S|D_m) summed over all labelled outcomes) at kNL + 1 distinct q, "
-            f"hence identically, for (N, L, k, z, w) in {cases}.  The basis of exactdp.kcopies.",
+            f"hence identically, for (N, L, k, z, w) in {cases}.  The basis of exactdp.reductions.kcopies.",
             expect="proved")
     return rec.records
 

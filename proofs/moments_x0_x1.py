@@ -2,7 +2,7 @@
 
 Identities: (2.3) multinomial ratio, (3.1), (3.2), (3.4), (3.6), max R,
 (3.7)-(3.11), the §3.1 moment list, E R(S), Var R(S), and (7.1)-(7.9); plus
-the agreement of exactdp.moments (derived from the PGFs of exactdp.pgf) with
+the agreement of exactdp.oracles.moments (derived from the PGFs of exactdp.oracles.pgf) with
 the proved closed forms.
 
 Run: ``python proofs/moments_x0_x1.py``.
@@ -256,8 +256,8 @@ def identities():
             "proved" if okVR else "refuted", "Var R = Var X / N^2 with the proved one-vector variances; symbolic N, L, q.",
             expect="proved")
 
-    # engine agreement: exactdp.moments (PGF-derived) vs closed forms, symbolic q and N
-    from exactdp import moments as M
+    # engine agreement: exactdp.oracles.moments (PGF-derived) vs closed forms, symbolic q and N
+    from exactdp.oracles import moments as M
     okf = okr = True
     for Lv in range(1, 6):
         e, v = M.moments_X(N, Lv, None, "forward")
@@ -266,13 +266,13 @@ def identities():
         okf &= C.is_zero(e - (N - 1 + ph)) and C.is_zero(v - ((N - 1) * (ph - 1) + ps - ph**2))
         e, v = M.moments_X(N, Lv, None, "reverse")
         okr &= C.is_zero(e - N) and C.is_zero(v - N * (ph - 1))
-    rec.add("exactdp-moments-forward", "exactdp/moments.py", "000 §3.1",
-            "exactdp.moments.moments_X(N, L, q, forward) == (N-1+phi^L, (N-1)(phi^L-1)+psi^L-phi^2L) for L<=5",
+    rec.add("exactdp-moments-forward", "exactdp/oracles/moments.py", "000 §3.1",
+            "exactdp.oracles.moments.moments_X(N, L, q, forward) == (N-1+phi^L, (N-1)(phi^L-1)+psi^L-phi^2L) for L<=5",
             "proved" if okf else "refuted",
             "The PGF-derived engine moments minus the closed forms cancel to 0 for symbolic N, q "
             "and each L<=5 (tests compare exact values for more L with ==).", expect="proved")
-    rec.add("exactdp-moments-reverse", "exactdp/moments.py", "003 (2.15),(2.25)",
-            "exactdp.moments.moments_X(N, L, q, reverse) == (N, N(phi^L - 1)) for L<=5",
+    rec.add("exactdp-moments-reverse", "exactdp/oracles/moments.py", "003 (2.15),(2.25)",
+            "exactdp.oracles.moments.moments_X(N, L, q, reverse) == (N, N(phi^L - 1)) for L<=5",
             "proved" if okr else "refuted",
             "Same comparison for G0^N, symbolic N, q, each L<=5.", expect="proved")
     return rec.records

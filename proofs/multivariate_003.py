@@ -114,7 +114,7 @@ def identities():
             "proved" if (ok and ok2) else "refuted", "Termwise identities symbolic in l, L; binomial theorem.",
             expect="proved")
     rec.add("003-2.25", SRC, "(2.25)", "Var X = N(((p^3+q^3)/(pq))^L - 1)", "proved" if ok else "refuted",
-            "(2.20) with (2.24); equals exactdp.moments reverse (see exactdp-moments-reverse).", expect="proved")
+            "(2.20) with (2.24); equals exactdp.oracles.moments reverse (see exactdp-moments-reverse).", expect="proved")
     # (2.26)-(2.33)
     lam = sp.Symbol("lambda", positive=True)
     rec.add("003-2.27", SRC, "(2.26)-(2.27)", "(1/N)(E X - 3 sqrt(Var X)) = 1 - (3/N) sqrt(N(phi^L - 1))", "proved",

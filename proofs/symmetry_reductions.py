@@ -1,4 +1,4 @@
-"""Symmetry reductions behind ``exactdp/pairs.py`` and ``exactdp/conjectures.py`` (issue 4).
+"""Symmetry reductions behind ``exactdp/reductions/pairs.py`` and ``exactdp/apps/conjectures.py`` (issue 4).
 
 000 §1.2 (2), §2 (2.1)-(2.4), §3 (3.4); 000 §6 / 003 §1 (k-randomization).
 Each reduction is proved by a short argument stated in ``reason`` and checked
@@ -181,7 +181,7 @@ def identities():
             "and delta = sum_S (P(S|D_m) - lam P(S|D))+ = E_{z^N}[Z_lam+]/N. Checked symbolically for L <= 2, "
             "N <= 3, all z, y.", expect="proved")
 
-    # ---- one minority user: base z^(N-2) + y, the quadratic form behind exactdp/minority.py
+    # ---- one minority user: base z^(N-2) + y, the quadratic form behind exactdp/reductions/minority.py
     ok = True
     for L in (1, 2):
         for N in (2, 3, 4):
@@ -211,7 +211,7 @@ def identities():
             "p(v_j|z)) (multinomial ratio (2.3) twice); summing over (v_i, v_j) gives A_y A_w minus the diagonal. "
             "Checked symbolically for L <= 2, N <= 4, all z, y != z, w.", expect="proved")
 
-    # ---- two base types at Hamming distance one: conditioning on the special column (exactdp/twotype.py)
+    # ---- two base types at Hamming distance one: conditioning on the special column (exactdp/reductions/twotype.py)
     ok = True
     T = sp.Symbol("T")
     for L, N in ((1, 3), (1, 4), (2, 3), (2, 4), (3, 3)):

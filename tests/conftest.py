@@ -54,7 +54,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE")
 
 # Doctests cannot carry a marker in their source; the slow ones (> ~5 s on
 # 2 cores) are marked here by their pytest name so the default run skips them.
-SLOW_DOCTESTS = {"exactdp.minority.minority_eta"}
+SLOW_DOCTESTS = {"exactdp.reductions.minority.minority_eta"}
 
 
 def pytest_collection_modifyitems(config, items):

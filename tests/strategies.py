@@ -1,9 +1,9 @@
-"""Hypothesis strategies of the test-suite, bounded by :mod:`exactdp.domains`.
+"""Hypothesis strategies of the test-suite, bounded by :mod:`exactdp.core.domains`.
 
 Every strategy draws inside the declared parameter domains (``domains.N``,
 ``domains.L``, ``domains.Q``, ``domains.LAM``, ``domains.DIRECTIONS``) and
 additionally inside the small corner where the brute force
-(:mod:`exactdp.bruteforce`) is cheap.
+(:mod:`exactdp.oracles.bruteforce`) is cheap.
 
 Thresholds ``lam`` deliberately hit the atoms of R (values R actually takes)
 so that strict ``P[R > lam]`` and inclusive ``P[R >= lam]`` differ, plus
@@ -16,7 +16,8 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from exactdp import bruteforce, domains
+from exactdp.oracles import bruteforce
+from exactdp.core import domains
 
 __all__ = [
     "SMALL_N", "SMALL_L", "PINNED_Q", "ns", "ls", "qs", "directions", "lam_values",

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from exactdp import audit
+from exactdp.apps import audit
 
 KEYS = {"id", "source", "location", "statement", "quantity", "params", "claimed", "computed",
         "verdict", "reason"}
@@ -94,8 +94,8 @@ def test_one_percent_row_against_scipy(deploy):
 
 
 def test_estimator_small_cases_by_brute_force():
-    """exactdp.estimator against a direct Fraction enumeration (d = 0 and d > 0, N > 200 too)."""
-    from exactdp.estimator import deviation_probability
+    """exactdp.apps.estimator against a direct Fraction enumeration (d = 0 and d > 0, N > 200 too)."""
+    from exactdp.apps.estimator import deviation_probability
     F = Fraction
 
     def bf(N, q, T, d):
@@ -222,9 +222,9 @@ def test_schema_and_verdicts(result):
 @pytest.mark.parametrize("N,q,lab,printed", [(1000, "0.1692", "e^2", "0.0037"),
                                               (1000, "0.2446", "2", "0.006")])
 def test_paper_scale_tail_rows_recomputed(result, N, q, lab, printed):
-    """000 §3.3 rows recomputed by the homogeneous-pair kernel (exactdp.pairs, not the
+    """000 §3.3 rows recomputed by the homogeneous-pair kernel (exactdp.reductions.pairs, not the
     distribution engine the audit uses) and judged by the window written in this file."""
-    from exactdp import pairs as PR
+    from exactdp.reductions import pairs as PR
     H = PR.HomogeneousPair(N, 0, 5, 0)            # 000's pair at L = 5
     kw = {"eps": Fraction(2)} if lab == "e^2" else {"lam": Fraction(2)}
     iv = PR.hom_eta(H, q, kw.get("lam"), kw.get("eps"), True, tol=1e-20)

@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from exactdp.kernel import Block, Mixture, Threshold, block_tail_sums
-from exactdp.pairs import (HomogeneousPair, _hom_categories, _tail, delta_exact, eta_exact,
+from exactdp.engine.kernel import Block, Mixture, Threshold, block_tail_sums
+from exactdp.reductions.pairs import (HomogeneousPair, _hom_categories, _tail, delta_exact, eta_exact,
                            hom_delta, hom_eta)
 
 TINY = Fraction(1, 10**25)

@@ -1,6 +1,6 @@
 """Self-consistency of the brute-force reference and its agreement with the papers.
 
-The brute force (:mod:`exactdp.bruteforce`) enumerates full histograms over all
+The brute force (:mod:`exactdp.oracles.bruteforce`) enumerates full histograms over all
 ``2^L`` vector types.  Here it is checked against
 
 * itself: probabilities sum to 1, change of measure ``E_{A(D)}[R] = 1``,
@@ -22,11 +22,11 @@ from math import comb, factorial
 import pytest
 from hypothesis import example, given, strategies as st
 
-from exactdp import bruteforce as bf
-from exactdp import domains
-from exactdp.errors import CapacityError, InexactInputError, ParameterError
-from exactdp.mechanism import Mechanism
-from exactdp.pgf import moments_R, paper_moments_forward
+from exactdp.oracles import bruteforce as bf
+from exactdp.core import domains
+from exactdp.core.errors import CapacityError, InexactInputError, ParameterError
+from exactdp.model.mechanism import Mechanism
+from exactdp.oracles.pgf import moments_R, paper_moments_forward
 
 from strategies import (PINNED_Q, bit_permutations, canonical_cases, case_with_lam,
                         masks, neighbouring_pairs)

@@ -6,8 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from exactdp import ParameterError, bruteforce as B, from_randomized_response
-from exactdp.calibrate import calibrate
+from exactdp import ParameterError, from_randomized_response
+from exactdp.oracles import bruteforce as B
+from exactdp.apps.calibrate import calibrate
 
 
 @pytest.mark.parametrize("N,L,lam,eta,direction", [

@@ -1,7 +1,7 @@
 """Calibration methods checked against an independent computation (issue 17).
 
 The heuristic rules of 000 §3.4 are re-derived here from the paper's printed
-formulas, written in p and q directly (not through phi, as exactdp.heuristics
+formulas, written in p and q directly (not through phi, as exactdp.apps.heuristics
 does), and solved by plain mpmath bisection at 60 digits:
 
 * (3.12): (N-1)/N + A^L/N + beta*sqrt((N-1)/N^2 (A^L - 1) + (B^L - A^(2L))/N^2) <= lam
@@ -20,9 +20,9 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 
-from exactdp import bruteforce as B
-from exactdp import heuristics as H
-from exactdp.calibrate import calibrate
+from exactdp.oracles import bruteforce as B
+from exactdp.apps import heuristics as H
+from exactdp.apps.calibrate import calibrate
 
 mp.mp.dps = 60
 

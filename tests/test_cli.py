@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from exactdp.cli import main
+from exactdp.apps.cli import main
 
 
 def run(capsys, *argv):

@@ -2,7 +2,7 @@
 
 Argument lists are drawn from a vocabulary of subcommands, options and good
 and bad values (small N and L so that every case is quick) and run in-process
-through :func:`exactdp.cli.main`.  An uncaught exception fails the test; exit
+through :func:`exactdp.apps.cli.main`.  An uncaught exception fails the test; exit
 code 2 must come with a one-line message on stderr; ``SystemExit`` from
 argparse (``--help``, usage errors) must carry code 0 or 2.
 """
@@ -16,7 +16,7 @@ from datetime import timedelta
 import pytest
 from hypothesis import event, given, settings, strategies as st
 
-from exactdp.cli import main
+from exactdp.apps.cli import main
 
 SUBCOMMANDS = ["eta", "delta", "epsilon", "dist", "calibrate", "bogus"]
 VALUES = {
@@ -128,7 +128,7 @@ def test_closed_pipe_is_quiet():
 
 def test_calibrate_huge_lam_is_one_line_exit_2(capsys):
     """Found by the fuzz test: calibrate with lam = 1e400 overflowed a float."""
-    from exactdp.cli import main
+    from exactdp.apps.cli import main
     rc = main(["calibrate", "-N", "3", "-L", "2", "--eta", "0.3", "--grid", "4",
                "--lam", "1e400", "--quiet"])
     err = capsys.readouterr().err

@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 
 from exactdp import from_pair, from_randomized_response
-from exactdp.cli import main
-from exactdp.pair import Pair
+from exactdp.apps.cli import main
+from exactdp.model.pair import Pair
 
 
 def _run(capsys, argv):

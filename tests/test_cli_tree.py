@@ -1,4 +1,4 @@
-"""One CLI parser tree: every subcommand is a branch of ``exactdp.cli.build_parser`` and
+"""One CLI parser tree: every subcommand is a branch of ``exactdp.apps.cli.build_parser`` and
 accepts ``--json`` and ``--quiet``; only the branch being run imports its module."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from exactdp.cli import APPS, build_parser
+from exactdp.apps.cli import APPS, build_parser
 
 COMMANDS = ["eta", "delta", "epsilon", "dist", "calibrate", *APPS]
 
@@ -31,7 +31,7 @@ def test_every_command_takes_json_and_quiet(name):
 
 
 def test_running_one_branch_does_not_import_the_others():
-    code = ("import sys; from exactdp.cli import build_parser; build_parser('eta'); "
+    code = ("import sys; from exactdp.apps.cli import build_parser; build_parser('eta'); "
             "print(sorted(m for m in sys.modules if m.startswith('exactdp.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     for mod in ("audit", "conjectures", "figures", "sweep", "guarantee", "profile", "proofs"):

@@ -13,9 +13,9 @@ from fractions import Fraction
 import pytest
 
 from exactdp import from_randomized_response
-from exactdp.calibrate import calibrate
-from exactdp.cli import main
-from exactdp.heuristics import local_dp_q, sigma_dhat
+from exactdp.apps.calibrate import calibrate
+from exactdp.apps.cli import main
+from exactdp.apps.heuristics import local_dp_q, sigma_dhat
 
 
 def cli(capsys, *argv):

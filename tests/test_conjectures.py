@@ -1,4 +1,4 @@
-"""The conjecture checkers (exactdp.conjectures): certificates re-verified exactly.
+"""The conjecture checkers (exactdp.apps.conjectures): certificates re-verified exactly.
 
 For every statement found false, its smallest certified counterexample is
 re-verified here by the independent brute force (exact Fractions, all 2^L-type
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from exactdp import bruteforce
-from exactdp import conjectures as C
+from exactdp.oracles import bruteforce
+from exactdp.apps import conjectures as C
 
 from strategies import qs
 
@@ -317,7 +317,7 @@ def test_each_statement_has_a_verdict(cached):
 
 # ----------------------------------------------------------------------------- CLI
 def test_cli_json_module_entry():
-    out = subprocess.run([sys.executable, "-m", "exactdp.conjectures", "maximality", "-N", "2..4", "-L", "1..2",
+    out = subprocess.run([sys.executable, "-m", "exactdp.apps.conjectures", "maximality", "-N", "2..4", "-L", "1..2",
                           "-q", "1/4", "--lam", "2", "--json"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from exactdp import from_randomized_response
-from exactdp.interval import Interval
+from exactdp.core.interval import Interval
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -129,7 +129,7 @@ def test_finding1_ratio_to_printed_value():
 
 
 def test_finding1_sigma3_q_for_5000_and_1e4():
-    from exactdp.heuristics import sigma3_q
+    from exactdp.apps.heuristics import sigma3_q
     (q5000,) = find(r"3σ rule gives for N = 5000 \(([0-9.]+);")
     # the README's 3σ numbers at λ = 2 are 000 (3.13)'s ((3.12) gives 0.196344 here)
     br = sigma3_q(5000, 5, "2", form="3.13", digits=10)
@@ -157,8 +157,8 @@ def test_finding1_section34_rows_at_lambda_2():
     (5000, "2", r"N = 5000, λ = 2: q ∈ \[([0-9.]+), ([0-9.]+)\] \(3σ \(3\.13\): ([0-9.]+);"),
 ])
 def test_finding2_calibrated_q(N, lam, pattern):
-    from exactdp.calibrate import calibrate
-    from exactdp.heuristics import sigma3_q
+    from exactdp.apps.calibrate import calibrate
+    from exactdp.apps.heuristics import sigma3_q
     lo, hi, s3 = find(pattern)
     c = calibrate(N, 5, lam=lam, eta="0.01", digits=6)
     assert c.q.lower >= F(lo) and c.q.upper <= F(hi), c.q
@@ -167,7 +167,7 @@ def test_finding2_calibrated_q(N, lam, pattern):
 
 
 def test_finding2_sigma3_at_1e4_by_both_forms():
-    from exactdp.heuristics import sigma3_q
+    from exactdp.apps.heuristics import sigma3_q
     (q3,) = find(r"the 3σ rule \(q = ([0-9.]+), by \(3\.12\) and by \(3\.13\)\)")
     for form in ("3.12", "3.13"):
         br = sigma3_q(10**4, 5, "exp(2)", form=form, digits=10)
@@ -176,7 +176,7 @@ def test_finding2_sigma3_at_1e4_by_both_forms():
 
 @pytest.mark.slow
 def test_finding2_eta_at_sigma3_q_and_the_two_q():
-    from exactdp.calibrate import calibrate
+    from exactdp.apps.calibrate import calibrate
     eta_s, q_at = find(r"certified\s+η = ([0-9.]+)… at q = ([0-9.]+)\)")
     iv = from_randomized_response(10**4, 5, q_at).eta(eps=2, digits=12)
     assert agrees(eta_s, iv, _decimals(eta_s)) and iv.lower > F(1, 100)
@@ -198,7 +198,7 @@ def test_finding3_proof_counts_match_docs_proofs():
 
 
 def test_finding3_heuristic_numbers_refuted():
-    from exactdp.heuristics import audit_all
+    from exactdp.apps.heuristics import audit_all
     n, k = map(int, find(r"Of the (\d+) numbers the heuristics print, (\d+) are refuted"))
     rows = audit_all()
     assert len(rows) == n
@@ -207,7 +207,7 @@ def test_finding3_heuristic_numbers_refuted():
 
 # --------------------------------------------------------------- finding 4
 def test_finding4_reverse_pair_counterexample():
-    from exactdp import bruteforce as bf
+    from exactdp.oracles import bruteforce as bf
     big, small = find(r"D = \{1, 0\}, D_m = \{1, 1\} gives η = (\d+/\d+) > (\d+/\d+)\)")
     assert bf.eta([(1,), (0,)], [(1,), (1,)], F(1, 4), 2) == F(big)
     assert bf.canonical(2, 1, F(1, 4), "forward").eta(2) == F(small)
@@ -233,7 +233,7 @@ def test_finding5_reverse_direction_below():
 
 # ------------------------------------------------------------------ guarantee
 def test_guarantee_l1_canonical_not_worst():
-    from exactdp.allpairs import worst_delta
+    from exactdp.apps.allpairs import worst_delta
     hi, lo = find(r"N = 3, q = 1/3, λ = 1: δ = (\d+/\d+) against (\d+/\d+)\)")
     best, _ = worst_delta(3, "1/3", 1)
     assert best == F(hi)
@@ -253,7 +253,7 @@ def test_peer_table_present():
 @pytest.mark.parametrize("row", [pytest.param(r, marks=[] if r[0] == "10³" else [pytest.mark.slow],
                                               id=r[0]) for r in PEER_ROWS])
 def test_peer_table_row(row):
-    from exactdp import peers
+    from exactdp.apps import peers
     n = 1000 if row[0] == "10³" else 100_000
     _, pair, g_lo, g_hi, c23, p23, c21, p21, cf, pcf = row
     d = from_randomized_response(n, 1, "1/4", "worst")
@@ -273,7 +273,7 @@ def test_peer_table_row(row):
     if n == 1000:                                # closed exactly by all pairs at L = 1
         assert F(g_hi) - F(g_lo) <= F(1, 10**_decimals(g_hi))
     else:      # upper end = the stronger clone bound, as the guarantee evaluates it (rel 1e-7)
-        from exactdp.guarantee import guarantee
+        from exactdp.apps.guarantee import guarantee
         g = guarantee(n, 1, "1/4", delta="1e-6", digits=7)
         assert g.upper_bound == "clone-fmt23" and g.upper <= u23 * (1 + 1e-6)
         assert F(g_hi) - F(1, 10**_decimals(g_hi)) <= g.upper <= F(g_hi)
@@ -282,7 +282,7 @@ def test_peer_table_row(row):
 # ------------------------------------------------------------------- figures
 def test_figures_md_states_the_corrected_3sigma_q():
     """docs/figures: the calibration caption's 3σ q at N = 10^4, λ = e² is (3.12)'s."""
-    from exactdp.heuristics import sigma3_q
+    from exactdp.apps.heuristics import sigma3_q
     text = (ROOT / "docs" / "figures" / "figures.md").read_text()
     (q,) = find(r"N=10000, lambda=e\^2: certified eta\(q=([0-9.]+)\)", text)
     br = sigma3_q(10**4, 5, "exp(2)", form="3.12", digits=10)
@@ -309,8 +309,8 @@ def test_peers_md_row(row):
     """Each row of docs/peers.md's tables (bench_peers output) recomputed: the canonical
     pair's certified eps (rounded outward) and the direction that attains it, the
     guarantee's ends and the source of its upper end, every peer bound."""
-    from exactdp import peers
-    from exactdp.guarantee import guarantee
+    from exactdp.apps import peers
+    from exactdp.apps.guarantee import guarantee
     n, L = int(row[0].replace(",", "")), int(row[1])
     lo, hi, direction, g_lo, g_hi, src, c23, c21, vr, bh, bb, cf = row[2:]
     g = guarantee(n, L, "1/4", delta="1e-6", digits=7)
@@ -346,7 +346,7 @@ def test_finding6_table_present():
 def test_finding6_rows_are_the_audit_s_fresh_verdicts():
     """README's deployment-scale table (L = 40, N = 10^7): each row's verdict and the first
     bracket of its evidence are those of a fresh ``audit.deployment_claims()`` (same order)."""
-    from exactdp.audit import deployment_claims
+    from exactdp.apps.audit import deployment_claims
     rows = deployment_claims()
     assert len(rows) == len(FINDING6)
     for (sec, claim, verdict, evidence), r in zip(FINDING6, rows):
@@ -376,7 +376,7 @@ def test_finding4_two_type_base_at_l5():
 
 
 def test_finding4_two_k_stated_counterexample():
-    from exactdp import bruteforce as bf
+    from exactdp.oracles import bruteforce as bf
     big, small = find(r"D = \{00, 10, 01\},\s*D_m = \{00, 10, 11\} has η = (\d+/\d+) > (\d+/\d+)")
     assert bf.eta([(0, 0), (1, 0), (0, 1)], [(0, 0), (1, 0), (1, 1)], F(1, 5), F(3, 2)) == F(big)
     assert F(big) > F(small)
@@ -396,8 +396,8 @@ def test_finding4_one_bit_change_at_papers_scale():
 @pytest.mark.slow
 def test_finding4_k_randomization_at_papers_scale():
     """k = 2, L = 5, N = 1000, q = 0.2446, λ = 6/5: 003's reverse pair against 000's pair."""
-    from exactdp.kcopies import kcopies_eta
-    from exactdp.pair import canonical_pair, reverse_canonical_pair
+    from exactdp.reductions.kcopies import kcopies_eta
+    from exactdp.model.pair import canonical_pair, reverse_canonical_pair
     big, small = find(r"003's reverse pair\s*has η = ([0-9.]+) > ([0-9.]+) for 000's pair")
     rev = kcopies_eta(reverse_canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)
     fwd = kcopies_eta(canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)

@@ -26,8 +26,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given
 
-from exactdp import bruteforce as bf
-from exactdp.interval import Interval
+from exactdp.oracles import bruteforce as bf
+from exactdp.core.interval import Interval
 
 from strategies import PINNED_Q, case_with_lam
 

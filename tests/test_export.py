@@ -1,4 +1,4 @@
-"""Export to dp_accounting (exactdp.export): domination, tightness, composition."""
+"""Export to dp_accounting (exactdp.law.export): domination, tightness, composition."""
 
 import math
 import sys
@@ -6,7 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from exactdp import bruteforce as bf
+from exactdp.oracles import bruteforce as bf
 from exactdp import from_randomized_response
 
 pytest.importorskip("dp_accounting")
@@ -54,7 +54,7 @@ def test_two_fold_composition_dominates_exact(N, L, q):
 
 
 def test_missing_dependency_message(monkeypatch):
-    from exactdp import export
+    from exactdp.law import export
     monkeypatch.setitem(sys.modules, "dp_accounting", None)
     monkeypatch.setitem(sys.modules, "dp_accounting.pld", None)
     d = from_randomized_response(5, 1, "1/4", "forward")

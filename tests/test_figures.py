@@ -2,7 +2,7 @@
 certified eta their captions state is what the engine gives.
 
 The figures are produced once per module through the command-line entry point
-(``python -m exactdp.figures --quick OUTDIR``, a subprocess); ``--quick`` uses
+(``python -m exactdp.apps.figures --quick OUTDIR``, a subprocess); ``--quick`` uses
 fewer bins and grid points but the same six certified eta values.  That the
 full run (no ``--quick``) is what ``exactdp figures OUTDIR`` does is checked on
 the argument handling.  ``EXACTDP_FULL_FIGURES=1`` also runs the full set (about
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from exactdp import figures, from_randomized_response
+from exactdp.apps import figures
+from exactdp import from_randomized_response
 
 EXPECTED = ["law_of_R_section33.png", "sigma_dhat_vs_q.png", "k_randomization_q_vs_k.png",
             "calibration_q_vs_N.png", "eta_vs_q.png"] + [
@@ -28,7 +29,7 @@ EXPECTED = ["law_of_R_section33.png", "sigma_dhat_vs_q.png", "k_randomization_q_
 
 
 def _run_cli(outdir: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "exactdp.figures", *extra, str(outdir)],
+    return subprocess.run([sys.executable, "-m", "exactdp.apps.figures", *extra, str(outdir)],
                           capture_output=True, text=True, timeout=900)
 
 

@@ -3,7 +3,7 @@
 Routes that agree independently: 000's pair given as mappings (in any bit-flipped
 form) lands on the same distribution object as ``from_randomized_response``; a
 random small general pair's eta / delta / sf / cdf / mean equal the brute-force
-sums over every histogram (``exactdp.bruteforce``, Fractions).
+sums over every histogram (``exactdp.oracles.bruteforce``, Fractions).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from exactdp import bruteforce, from_pair, from_randomized_response
-from exactdp.errors import ParameterError
-from exactdp.pair import Pair, canonical_pair, reverse_canonical_pair
+from exactdp.oracles import bruteforce
+from exactdp import from_pair, from_randomized_response
+from exactdp.core.errors import ParameterError
+from exactdp.model.pair import Pair, canonical_pair, reverse_canonical_pair
 from strategies import neighbouring_pairs, qs
 
 
@@ -86,7 +87,7 @@ def test_from_pair_equals_bruteforce_on_general_pairs(case, q, lam, inclusive):
 
 
 def test_general_pair_methods_agree_and_intersect():
-    from exactdp import methods
+    from exactdp.reductions import methods
     P = Pair.from_mapping({"000": 5, "001": 1}, {"000": 5, "111": 1})
     want = bruteforce.eta(*P.collections(), "1/4", 2)
     ivs = {m: methods.eta(P, "1/4", lam=2, method=m) for m in methods.supported(P)}
@@ -107,7 +108,7 @@ def test_bad_pairs_are_one_line_errors(D, D_m, msg):
 
 
 def test_method_that_does_not_apply_says_what_does():
-    from exactdp import methods
+    from exactdp.reductions import methods
     P = Pair.from_mapping({"00": 2, "01": 1, "11": 1}, {"00": 2, "01": 1, "10": 1})
     with pytest.raises(ParameterError, match="supports: exact"):
         methods.eta(P, "1/4", lam=2, method="kernel")

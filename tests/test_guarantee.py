@@ -1,4 +1,4 @@
-"""The guarantee bracket (exactdp.guarantee): ends, brute-force worst pair, CLI."""
+"""The guarantee bracket (exactdp.apps.guarantee): ends, brute-force worst pair, CLI."""
 
 import itertools
 import json
@@ -6,11 +6,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from exactdp import bruteforce as bf
-from exactdp.cli import main
-from exactdp.errors import ParameterError
-from exactdp.guarantee import ALL_PAIRS, guarantee
-from exactdp.peers import CITATIONS, certified_peer_deltas
+from exactdp.oracles import bruteforce as bf
+from exactdp.apps.cli import main
+from exactdp.core.errors import ParameterError
+from exactdp.apps.guarantee import ALL_PAIRS, guarantee
+from exactdp.apps.peers import CITATIONS, certified_peer_deltas
 
 
 def brute_worst_delta(N, L, q, lam):

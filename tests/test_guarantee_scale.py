@@ -20,7 +20,7 @@ def test_timeout_is_one_line_with_the_published_bound():
 
 
 def test_bad_max_seconds(capsys):
-    from exactdp.cli import main
+    from exactdp.apps.cli import main
     assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4", "--delta", "1e-3",
                  "--max-seconds", "0"]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Independent checks of exactdp.heuristics (papers 000 and 003, heuristic formulas).
+"""Independent checks of exactdp.apps.heuristics (papers 000 and 003, heuristic formulas).
 
 The reference computations here are written from the papers' formulas directly
 (p and q, not the module's phi/psi helpers), in exact rationals, sympy or
@@ -18,9 +18,9 @@ import sympy as sp
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from exactdp import heuristics as H
-from exactdp.errors import InexactInputError, ParameterError
-from exactdp.interval import Interval
+from exactdp.apps import heuristics as H
+from exactdp.core.errors import InexactInputError, ParameterError
+from exactdp.core.interval import Interval
 
 PAPERS = pathlib.Path("/work/shared/papers")
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

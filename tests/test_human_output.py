@@ -6,8 +6,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from exactdp import Estimate, Interval, from_randomized_response
-from exactdp.audit import to_text
-from exactdp.cli import main
+from exactdp.apps.audit import to_text
+from exactdp.apps.cli import main
 
 
 def test_interval_repr_is_short_and_encloses():

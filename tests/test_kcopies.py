@@ -1,4 +1,4 @@
-"""Homogeneous pairs under k-randomization (exactdp.kcopies): the monotone e_k
+"""Homogeneous pairs under k-randomization (exactdp.reductions.kcopies): the monotone e_k
 search against exact coarse-type enumeration and brute force (small N), against
 the independent L = 1 polynomials (d = 1, large N), and its use by the
 maximality-k checker at the papers' scale."""
@@ -10,10 +10,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from exactdp import bruteforce, conjectures as C
-from exactdp.errors import CapacityError, InexactInputError, ParameterError
-from exactdp.kcopies import KCopies, _least, kcopies, kcopies_eta
-from exactdp.pairs import Pair, eta_exact
+from exactdp.oracles import bruteforce
+from exactdp.apps import conjectures as C
+from exactdp.core.errors import CapacityError, InexactInputError, ParameterError
+from exactdp.reductions.kcopies import KCopies, _least, kcopies, kcopies_eta
+from exactdp.reductions.pairs import Pair, eta_exact
 
 
 def _pair(N, L, z, w, forward, k):
@@ -68,7 +69,7 @@ def test_kcopies_matches_bruteforce(forward):
 
 @pytest.mark.parametrize("N,k,forward", [(300, 2, True), (300, 2, False), (120, 3, True), (500, 4, False)])
 def test_kcopies_d1_agrees_with_l1_polynomials(N, k, forward):
-    """A change of one bit at L = 5 is an L = 1 problem: exactdp.pairs' exact polynomials
+    """A change of one bit at L = 5 is an L = 1 problem: exactdp.reductions.pairs' exact polynomials
     (an independent convolution) give the value exactly."""
     P5 = _pair(N, 5, 0, 1 << 3, forward, k)
     P1 = _pair(N, 1, 0, 1, forward, k)
@@ -113,7 +114,7 @@ def test_reduction_and_errors():
 def test_kcopies_eps_encloses_exact(eps, forward):
     """lam = e^eps as a ball: the search classifies with a rational no integer e_k can tie.
     At eps = 0 ties are possible and inclusive differs (which exposed, and now pins, the
-    eps = 0 inclusive case of exactdp.pairs.eta_exact)."""
+    eps = 0 inclusive case of exactdp.reductions.pairs.eta_exact)."""
     P = _pair(3, 2, 0, 3, forward, 2)
     for inc in (False, True):
         exact = eta_exact(P, "1/4", None, Fraction(eps), inc)

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 from exactdp import CapacityError, Interval, Mechanism, from_randomized_response
-from exactdp.kernel import Threshold, tail_sums
-from exactdp.pgf import moments_R
+from exactdp.engine.kernel import Threshold, tail_sums
+from exactdp.oracles.pgf import moments_R
 
 
 def forward_eta_by_outlier(N, L, q, lam, prec=200, tol=1e-45):
@@ -130,7 +130,7 @@ def test_eta_zero_beyond_max_ratio():
 
 
 def test_capacity_refused_before_work():
-    from exactdp.capacity import check_capacity
+    from exactdp.engine.capacity import check_capacity
     with pytest.raises(CapacityError, match="L=64"):
         check_capacity(Mechanism(64, "0.2"), 10**7)
 
@@ -160,7 +160,7 @@ def test_histogram_sampler_matches_sufficient_statistic_law():
 
 @pytest.mark.parametrize("N,L,q", [(3, 2, "1/3"), (5, 3, "1/4"), (6, 2, "2/7"), (7, 1, "1/5")])
 def test_reverse_mean_var_enclose_brute_force(N, L, q):
-    from exactdp import bruteforce as B
+    from exactdp.oracles import bruteforce as B
     d = from_randomized_response(N, L, q, "reverse")
     law = B.canonical(N, L, Fraction(q), "reverse")
     m, v = d.mean(digits=25), d.var(digits=25)

@@ -5,11 +5,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from exactdp.cli import main
-from exactdp.distribution import from_randomized_response
-from exactdp.errors import CapacityError
-from exactdp.kflag import k_calibrate, k_delta, k_epsilon, k_eta
-from exactdp.pairs import canonical_pair, eta_exact
+from exactdp.apps.cli import main
+from exactdp.law.distribution import from_randomized_response
+from exactdp.core.errors import CapacityError
+from exactdp.apps.kflag import k_calibrate, k_delta, k_epsilon, k_eta
+from exactdp.reductions.pairs import canonical_pair, eta_exact
 
 
 def run(capsys, argv):

@@ -1,4 +1,4 @@
-"""The heavy/light Fourier strategy (exactdp.largen) against independent routes.
+"""The heavy/light Fourier strategy (exactdp.engine.largen) against independent routes.
 
 * overlap with the tree kernel where both run (small N, L), both directions, eta and delta;
 * a seeded Monte Carlo at deployment scale (L = 40, N = 10^7), fixed wide tolerance;
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from exactdp import from_randomized_response
-from exactdp.cli import main
-from exactdp.errors import DigitsNotMetError
-from exactdp.largen import split_plan
-from exactdp.mechanism import Mechanism
+from exactdp.apps.cli import main
+from exactdp.core.errors import DigitsNotMetError
+from exactdp.engine.largen import split_plan
+from exactdp.model.mechanism import Mechanism
 
 
 def _reached(query, **kw):

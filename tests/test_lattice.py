@@ -1,4 +1,4 @@
-"""Enumeration-free bounds (exactdp.lattice): the dominance bracket and the
+"""Enumeration-free bounds (exactdp.engine.lattice): the dominance bracket and the
 Chernoff bound against exact Fraction convolution, and as routes for
 homogeneous-base pairs against exact coarse-type enumeration and the kernel."""
 
@@ -10,12 +10,12 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from exactdp import conjectures as C
-from exactdp import pairs as PR
-from exactdp.errors import CapacityError, ParameterError
-from exactdp.interval import Interval
-from exactdp.lattice import Group, chernoff_upper, lattice_tail
-from exactdp.pairs import HomogeneousPair, eta_exact, hom_eta
+from exactdp.apps import conjectures as C
+from exactdp.reductions import pairs as PR
+from exactdp.core.errors import CapacityError, ParameterError
+from exactdp.core.interval import Interval
+from exactdp.engine.lattice import Group, chernoff_upper, lattice_tail
+from exactdp.reductions.pairs import HomogeneousPair, eta_exact, hom_eta
 
 
 def exact_law(groups):

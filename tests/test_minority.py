@@ -1,4 +1,4 @@
-"""Bases of two types with one minority user (exactdp.minority): the sandwich
+"""Bases of two types with one minority user (exactdp.reductions.minority): the sandwich
 against exact coarse-type enumeration, and its use by the checkers."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from exactdp import conjectures as C
-from exactdp.errors import ParameterError
-from exactdp.minority import minority_eta, one_minority
-from exactdp.pairs import Pair, eta_exact
+from exactdp.apps import conjectures as C
+from exactdp.core.errors import ParameterError
+from exactdp.reductions.minority import minority_eta, one_minority
+from exactdp.reductions.pairs import Pair, eta_exact
 
 
 def _pair(N, L, z, y, x, xm):

@@ -1,4 +1,4 @@
-"""exactdp.moments (PGF-derived) == the proved closed forms == brute force, exactly."""
+"""exactdp.oracles.moments (PGF-derived) == the proved closed forms == brute force, exactly."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from math import comb, prod
 import pytest
 import sympy as sp
 
-from exactdp import moments as M
-from exactdp import pgf
-from exactdp.proofs import load_script
+from exactdp.oracles import moments as M
+from exactdp.oracles import pgf
+from exactdp.oracles.proofs import load_script
 
 X01 = load_script("moments_x0_x1")
 KR = load_script("k_randomization")

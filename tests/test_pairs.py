@@ -1,4 +1,4 @@
-"""General neighbouring pairs (exactdp.pairs) against the independent brute force.
+"""General neighbouring pairs (exactdp.reductions.pairs) against the independent brute force.
 
 Properties that are theorems (proofs/symmetry_reductions.py) are tested as
 hypothesis properties: the coarse-type law equals the brute-force law; the law
@@ -14,11 +14,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, example, given, settings, strategies as st
 
-from exactdp import bruteforce
-from exactdp import pairs as PR
-from exactdp.distribution import from_randomized_response
-from exactdp.errors import CapacityError, ParameterError
-from exactdp.pairs import HomogeneousPair, Pair
+from exactdp.oracles import bruteforce
+from exactdp.reductions import pairs as PR
+from exactdp.law.distribution import from_randomized_response
+from exactdp.core.errors import CapacityError, ParameterError
+from exactdp.reductions.pairs import HomogeneousPair, Pair
 
 from strategies import bit_permutations, masks, neighbouring_pairs, qs
 

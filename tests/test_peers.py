@@ -1,4 +1,4 @@
-"""Peers' bounds (exactdp.peers, exactdp.allpairs): independent evaluation routes and properties."""
+"""Peers' bounds (exactdp.apps.peers, exactdp.apps.allpairs): independent evaluation routes and properties."""
 
 from fractions import Fraction as F
 from math import comb
@@ -6,10 +6,10 @@ from math import comb
 import mpmath
 import pytest
 
-from exactdp import bruteforce as bf
-from exactdp.allpairs import deltas_by_m, worst_delta, epsilon_all_pairs
-from exactdp.errors import ParameterError
-from exactdp.peers import (clone_delta, clone_epsilon, exp_eps0_rr, fmt21_closed_form,
+from exactdp.oracles import bruteforce as bf
+from exactdp.apps.allpairs import deltas_by_m, worst_delta, epsilon_all_pairs
+from exactdp.core.errors import ParameterError
+from exactdp.apps.peers import (clone_delta, clone_epsilon, exp_eps0_rr, fmt21_closed_form,
                            peer_bounds)
 
 

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from exactdp import from_randomized_response
-from exactdp.errors import DigitsNotMetError, PrecisionError
-from exactdp.interval import Interval
-from exactdp.precision import meets_digits, require_digits
+from exactdp.core.errors import DigitsNotMetError, PrecisionError
+from exactdp.core.interval import Interval
+from exactdp.core.precision import meets_digits, require_digits
 
 
 @functools.lru_cache(maxsize=None)
@@ -71,7 +71,7 @@ def _dist(N, L, q, direction="forward"):
 
 def test_enumeration_reference_agrees_with_bruteforce():
     """The reference itself is checked against the brute force where both run."""
-    from exactdp import bruteforce as bf
+    from exactdp.oracles import bruteforce as bf
     for N, L, q in ((3, 2, F(1, 3)), (5, 3, F(2, 7)), (6, 1, F(1, 4))):
         ref = bf.canonical(N, L, q, "forward")
         for lam in [F(1)] + [a for a in ref.atoms if a >= 1][-4:]:
@@ -156,7 +156,7 @@ def test_worst_case_requires_the_digits_of_the_maximum_only():
 
 
 def test_cli_says_digits_not_reached_in_one_line(capsys):
-    from exactdp.cli import main
+    from exactdp.apps.cli import main
     rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
     err = capsys.readouterr().err
     assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1

@@ -5,11 +5,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from exactdp.cli import main
-from exactdp.errors import ParameterError
-from exactdp.guarantee import guarantee
-from exactdp.peers import certified_peer_deltas
-from exactdp.profile import default_grid, profile
+from exactdp.apps.cli import main
+from exactdp.core.errors import ParameterError
+from exactdp.apps.guarantee import guarantee
+from exactdp.apps.peers import certified_peer_deltas
+from exactdp.apps.profile import default_grid, profile
 
 
 def test_profile_rows_match_guarantee_and_peers():

@@ -1,4 +1,4 @@
-"""exactdp.progress: a bar on a terminal, silent otherwise, no-op without tqdm."""
+"""exactdp.core.progress: a bar on a terminal, silent otherwise, no-op without tqdm."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from exactdp import progress as P
+from exactdp.core import progress as P
 
 
 class _Tty(io.StringIO):
@@ -71,7 +71,7 @@ def test_iterate_counts():
 
 
 def test_proofs_json_and_quiet_write_nothing_on_stderr(capsys):
-    from exactdp.proofs import main, topics
+    from exactdp.oracles.proofs import main, topics
     t = "multivariate_003" if "multivariate_003" in topics() else topics()[0]   # ~2 s
     assert main(["--topic", t, "--json"]) == 0
     assert capsys.readouterr().err == ""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from exactdp import proofs
+from exactdp.oracles import proofs
 
 REPO = Path(__file__).resolve().parent.parent
 STATUSES = {"proved", "checked", "refuted", "open"}
@@ -90,7 +90,7 @@ def test_known_findings_are_refuted(records):
 def test_docs_match_fresh_run(records):
     doc = (REPO / "docs" / "proofs.md").read_text(encoding="utf-8")
     assert doc == proofs.to_markdown(records), (
-        "docs/proofs.md is stale: regenerate with `python -m exactdp.proofs --markdown > docs/proofs.md`")
+        "docs/proofs.md is stale: regenerate with `python -m exactdp.oracles.proofs --markdown > docs/proofs.md`")
 
 
 @pytest.mark.slow

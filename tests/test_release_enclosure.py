@@ -3,7 +3,7 @@
 One hypothesis example is one case ``(N, L, q, direction, x)`` with ``x`` usually an
 atom of R (exactly, or nudged by 1/10^k, or a midpoint between atoms); each case
 checks seven certified answers against the exact brute-force Fraction
-(:mod:`exactdp.bruteforce`, histogram enumeration, no code shared with the kernel):
+(:mod:`exactdp.oracles.bruteforce`, histogram enumeration, no code shared with the kernel):
 
     eta strict P[R > x] and inclusive P[R >= x]   (x >= 1)
     delta E[(1 - x/R)+]                           (x >= 1)
@@ -30,8 +30,8 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from exactdp import bruteforce as bf
-from exactdp.interval import Interval
+from exactdp.oracles import bruteforce as bf
+from exactdp.core.interval import Interval
 
 from strategies import qs
 

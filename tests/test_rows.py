@@ -16,8 +16,8 @@ from math import comb
 import pytest
 from flint import arb, ctx, fmpq
 
-from exactdp.interval import arb_to_interval
-from exactdp.kernel import BinomialRows
+from exactdp.core.interval import arb_to_interval
+from exactdp.engine.kernel import BinomialRows
 
 
 def _running(values, start, from_right):

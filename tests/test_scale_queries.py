@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import pytest
 
 from exactdp import from_randomized_response
-from exactdp.cli import main
+from exactdp.apps.cli import main
 
 
 def _run(argv, capsys):
@@ -49,7 +49,7 @@ def test_calibrate_heuristics_at_deployment_scale(method, capsys):
 
 def test_chernoff_at_the_support_edge_is_finite():
     """Found at the local-DP q (lambda = the largest R): the Chernoff bound overflowed."""
-    from exactdp import heuristics as H
+    from exactdp.apps import heuristics as H
     q = H.local_dp_q(40, H.Lam(eps=F(2))).upper
     q = F(-((-q.numerator * 10**12) // q.denominator), 10**12)
     iv = from_randomized_response(10**7, 40, q).eta(eps=2, digits=3)

@@ -47,7 +47,7 @@ def test_fast_path_does_not_load_sympy_scipy_matplotlib():
 
 
 def test_cli_module_loads_no_numerical_library():
-    loaded = _loaded_after("import exactdp.cli")
+    loaded = _loaded_after("import exactdp.apps.cli")
     assert not loaded & set(HEAVY), loaded & set(HEAVY)
 
 
@@ -64,7 +64,7 @@ def test_from_import_of_public_names_in_fresh_interpreter():
                 "from exactdp import *\n"
                 "print(from_randomized_response.__module__, Mechanism.__module__)")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["exactdp.distribution", "exactdp.mechanism"]
+    assert r.stdout.split() == ["exactdp.law.distribution", "exactdp.model.mechanism"]
 
 
 def test_version_flag():

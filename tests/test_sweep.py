@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from exactdp import from_randomized_response
-from exactdp import sweep as S
-from exactdp.store import Store
+from exactdp.apps import sweep as S
+from exactdp.apps.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,7 +154,7 @@ def test_evaluate_point_failure_is_returned_not_raised():
 
 def test_registry_quantities_evaluate_like_the_api():
     """Each registered quantity agrees with a direct call of its API function."""
-    from exactdp.calibrate import calibrate
+    from exactdp.apps.calibrate import calibrate
     base = {"N": 30, "L": 2, "q": "1/4"}
     e = S.evaluate_point("delta", S.parse_grid(dict(base, quantity="delta", lam="3/2",
                                                     digits=15)).points[0].api)
@@ -176,10 +176,10 @@ def test_registry_quantities_evaluate_like_the_api():
     g = S.parse_grid({"quantity": "conjecture", "conjecture": "l1-claim", "N": "2..3", "L": 1,
                       "q": "1/4"})
     e = S.evaluate_point("conjecture", g.points[0].api)
-    from exactdp.conjectures import check
+    from exactdp.apps.conjectures import check
     assert e["status"] == "ok" and e["result"]["holds"] == check("l1-claim", N="2..3", L="1",
                                                                  q="1/4")["holds"]
-    from exactdp.guarantee import guarantee
+    from exactdp.apps.guarantee import guarantee
     e = S.evaluate_point("guarantee", S.parse_grid(
         {"quantity": "guarantee", "N": 40, "L": 1, "q": "1/4", "delta": "1e-3"}).points[0].api)
     g = guarantee(40, 1, "1/4", delta="1e-3", digits=6).to_dict(8)

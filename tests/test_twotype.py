@@ -1,4 +1,4 @@
-"""Bases of two types at Hamming distance one (exactdp.twotype): conditioning on
+"""Bases of two types at Hamming distance one (exactdp.reductions.twotype): conditioning on
 the special column against exact coarse-type enumeration, against the
 independent minority sandwich, and its use by the checkers."""
 
@@ -9,11 +9,11 @@ from fractions import Fraction
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from exactdp import conjectures as C
-from exactdp.errors import CapacityError, InexactInputError, ParameterError
-from exactdp.minority import minority_eta
-from exactdp.pairs import Pair, eta_exact
-from exactdp.twotype import DistanceOne, distance_one, twotype_eta
+from exactdp.apps import conjectures as C
+from exactdp.core.errors import CapacityError, InexactInputError, ParameterError
+from exactdp.reductions.minority import minority_eta
+from exactdp.reductions.pairs import Pair, eta_exact
+from exactdp.reductions.twotype import DistanceOne, distance_one, twotype_eta
 
 
 def _pair(L, z, s, n_y, N, x, xm):
@@ -54,7 +54,7 @@ def test_encloses_exact_eta(c):
 @pytest.mark.slow
 def test_agrees_with_the_minority_sandwich():
     """One minority user at N = 40, L = 5 (beyond enumeration): the special-column
-    conditioning and the lattice sandwich of exactdp.minority are independent
+    conditioning and the lattice sandwich of exactdp.reductions.minority are independent
     routes; both enclosures must contain the same value."""
     P = _pair(5, 0, 0, 1, 40, 0, 0b11111)
     iv = twotype_eta(P, "0.2446", 2, tol=1e-12, mass_tol=1e-12)

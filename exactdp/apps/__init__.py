@@ -1,0 +1,1 @@
+"""Applications: calibration, heuristics, peers, guarantee, audit, conjectures, figures, sweeps, CLI."""

@@ -1,0 +1,1 @@
+"""Core: exact boundary types, parameter domains, errors, the one e^eps enclosure."""

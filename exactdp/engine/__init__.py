@@ -1,0 +1,1 @@
+"""Engine: certified searches and strategies over a linear statistic."""

@@ -1,0 +1,1 @@
+"""Model: the neighbouring pair and the bit-vector randomizer."""

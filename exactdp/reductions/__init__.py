@@ -1,0 +1,1 @@
+"""Reductions: pair families compiled to statistics, and the method dispatcher."""

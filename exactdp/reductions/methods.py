@@ -1,0 +1,183 @@
+"""Certified strategies for a general :class:`~exactdp.model.pair.Pair`, chosen by ``method="auto"``.
+
+Every strategy returns an :class:`~exactdp.core.interval.Interval` enclosing the same
+value -- ``eta = P[R > lam]`` (``inclusive``: ``>=``) or ``delta = E[(1 - lam/R)+]``
+with ``S ~ A(D_m)`` (000 (1.6)-(1.7)) -- so they can be intersected
+(``refine=True``).  Which strategies a pair supports follows from its reduction
+(``proofs/symmetry_reductions.py``):
+
+========== ============================================== ==================================
+method     pairs                                          module
+========== ============================================== ==================================
+exact      a coarse-type enumeration within capacity, or   :mod:`exactdp.reductions.pairs` (exact rational)
+           one effective column (polynomials)
+kernel     homogeneous base ``z^(N-1)``, ``k = 1``          :func:`exactdp.reductions.pairs.hom_eta`
+lattice    homogeneous base (eta): dominance bracket       :func:`exactdp.reductions.pairs.hom_eta`
+chernoff   homogeneous base (eta): ``[0, bound]``           :func:`exactdp.reductions.pairs.hom_eta`
+kcopies    one homogeneous collection, ``k >= 1`` (eta)     :func:`exactdp.reductions.kcopies.kcopies_eta`
+twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
+minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
+========== ============================================== ==================================
+
+000's pair and its reverse (any ``N``, ``L``) have their own faster strategies
+(the tree kernel and the large-N Fourier strategy); :func:`exactdp.from_pair`
+sends them there and every other pair here.
+
+>>> from exactdp.model.pair import Pair
+>>> P = Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1})
+>>> supported(P, "eta")
+('exact', 'kernel', 'lattice', 'chernoff')
+>>> eta(P, "1/4", lam=2)
+Interval[12329/32768, 12329/32768]
+>>> eta(P, "1/4", lam=2, method="kernel").contains(eta(P, "1/4", lam=2).lower)
+True
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..core import domains
+from . import pairs
+from ..core.errors import CapacityError, ParameterError
+from ..core.interval import Interval
+from ..core.lam import exp_interval, parse_lam_eps
+from ..model.pair import Pair
+
+__all__ = ["METHODS", "supported", "eta", "delta"]
+
+#: Every method name, in the order ``"auto"`` tries them.
+METHODS = ("exact", "kernel", "kcopies", "twotype", "minority", "lattice", "chernoff")
+
+#: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
+LATTICE_STEP = Fraction(1, 64)
+
+#: Node budget of the kernel searches under ``method="auto"`` (about 20 s); beyond it
+#: ``auto`` goes on to the next applicable method (a mixed pair's kernel can be far slower).
+AUTO_MAX_NODES = 2_000_000
+
+
+def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
+    """The methods that apply to ``P`` for ``quantity`` (``"eta"`` or ``"delta"``), best first."""
+    from .kcopies import kcopies
+    from .minority import one_minority
+    from .twotype import MAX_N as TWOTYPE_MAX_N, distance_one
+    if quantity not in ("eta", "delta"):
+        raise ParameterError(f"quantity must be 'eta' or 'delta', got {quantity!r}")
+    out = []
+    rt = pairs.route(P)
+    if rt in ("exact", "l1"):
+        out.append("exact")
+    homogeneous = len(P.base) <= 1 and P.k == 1 and P.x != P.x_m
+    if homogeneous:
+        out.append("kernel")
+    if quantity == "eta":
+        if homogeneous:
+            out += ["lattice", "chernoff"]
+        if kcopies(P) is not None:
+            out.append("kcopies")
+        if P.k == 1 and distance_one(P) is not None and P.N <= TWOTYPE_MAX_N:
+            out.append("twotype")
+        if one_minority(P) is not None:
+            out.append("minority")
+    return tuple(out)
+
+
+def _tol(digits: int) -> float:
+    return max(10.0 ** -(digits + 6), 1e-300)
+
+
+def _pick(P: Pair, quantity: str, method: str) -> list[str]:
+    avail = supported(P, quantity)
+    if method == "auto":
+        if not avail:
+            pairs.check_capacity(pairs.reduce_pair(P))      # raises with the sizes
+            raise CapacityError(f"no certified method for {P.describe()}")
+        return list(avail)
+    if method not in METHODS:
+        raise ParameterError(f"method must be 'auto' or one of {', '.join(METHODS)}, got {method!r}")
+    if method not in avail:
+        raise ParameterError(f"method {method!r} does not apply to {P.describe()} for {quantity}; "
+                             f"it supports: {', '.join(avail) or 'none'}")
+    return [method]
+
+
+def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int,
+            max_nodes: int | None = None) -> Interval:
+    tol = _tol(digits)
+    if name == "exact":
+        return Interval.exact(pairs.eta_exact(P, q, lam, eps, inclusive))
+    if name in ("kernel", "lattice", "chernoff"):
+        kw = {"tol": tol, "max_nodes": max_nodes} if name == "kernel" else {
+            "method": name, "h": LATTICE_STEP if name == "lattice" else None}
+        return pairs.hom_eta(pairs.HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
+    if name == "kcopies":
+        from .kcopies import kcopies_eta
+        return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
+                           max_nodes=max_nodes)
+    if lam is None:
+        # the two-type and minority searches compare with a rational lam: enclose e^eps
+        e = exp_interval(eps)
+        a = _eta_by(name, P, q, e.upper, None, False, digits, max_nodes)
+        b = _eta_by(name, P, q, e.lower, None, False, digits, max_nodes)
+        return Interval(a.lower, max(a.lower, b.upper))
+    if name == "twotype":
+        from .twotype import twotype_eta
+        return twotype_eta(P, q, lam, inclusive=inclusive, tol=max(tol, 1e-20),
+                           mass_tol=max(tol, 1e-20), max_nodes=max_nodes)
+    from .minority import minority_eta
+    return minority_eta(P, q, lam, inclusive=inclusive, h=LATTICE_STEP)
+
+
+def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
+        method: str = "auto", refine: bool = False, with_method: bool = False):
+    """Certified ``eta`` of any pair by ``method`` (``"auto"``: the first supported
+    method that runs within :data:`AUTO_MAX_NODES`; ``refine=True`` intersects every
+    supported method's enclosure).  ``with_method=True`` returns ``(interval, names)``
+    with the names of the methods whose enclosures it is."""
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = parse_lam_eps(lam, eps)
+    digits = domains.DIGITS.parse(digits)
+    names = _pick(P, "eta", method)
+    budget = AUTO_MAX_NODES if method == "auto" else None
+    out, last, used = None, None, []
+    for name in names:
+        try:
+            iv = _eta_by(name, P, q, lam, eps, inclusive, digits, budget)
+        except CapacityError as e:
+            last = e
+            continue
+        out = iv if out is None else out.intersect(iv)
+        used.append(name)
+        if not refine:
+            break
+    if out is None:
+        raise last if last is not None else CapacityError(f"no certified method for {P.describe()}")
+    return (out, tuple(used)) if with_method else out
+
+
+def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method: str = "auto",
+          refine: bool = False, with_method: bool = False):
+    """Certified ``delta`` of any pair (methods ``exact`` and ``kernel``; see :func:`eta`)."""
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = parse_lam_eps(lam, eps)
+    digits = domains.DIGITS.parse(digits)
+    names = _pick(P, "delta", method)
+    out, last, used = None, None, []
+    for name in names:
+        try:
+            if name == "exact":
+                iv = pairs.delta(P, q, lam, eps)
+            else:
+                iv = pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits),
+                                     max_nodes=AUTO_MAX_NODES if method == "auto" else None)
+        except CapacityError as e:
+            last = e
+            continue
+        out = iv if out is None else out.intersect(iv)
+        used.append(name)
+        if not refine:
+            break
+    if out is None:
+        raise last if last is not None else CapacityError(f"no certified method for {P.describe()}")
+    return (out, tuple(used)) if with_method else out
