@@ -402,3 +402,25 @@ def test_finding4_k_randomization_at_papers_scale():
     rev = kcopies_eta(reverse_canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)
     fwd = kcopies_eta(canonical_pair(1000, 5, 2), "0.2446", F(6, 5), tol=1e-12)
     assert agrees(big, rev, _decimals(big)) and agrees(small, fwd, _decimals(small))
+
+
+# --------------------------------------------------------------- any pair, precision, scale
+def test_from_pair_example_and_cli_output():
+    from exactdp import from_pair
+    lo, hi = find(r"\$ exactdp eta --pair '19x000; 100 -> 111' -q 0\.2446 --lam 2\neta in \[([0-9.]+), ([0-9.]+)\]")
+    d = from_pair({"000": 19, "100": 1}, {"000": 19, "111": 1}, q="0.2446")
+    iv = d.eta(lam=2)
+    assert iv.is_exact and F(lo) <= iv.lower <= F(hi) and d.choose_method() == "exact"
+
+
+def test_digits_promise_example_near_1e_300():
+    (mant,) = find(r'eta\(lam=3, digits=15\)` = ([0-9.]+)…·10⁻³⁰⁰')
+    iv = from_randomized_response(388, 3, "3981/10000").eta(lam=3, digits=15)
+    assert agrees(mant, iv.scale(F(10**300)), _decimals(mant))
+
+
+@pytest.mark.slow
+def test_epsilon_at_deployment_scale_sentence():
+    lo, hi = find(r"`epsilon --delta 1e-6` gives\s+ε ∈ \[([0-9.]+), ([0-9.]+)\]")
+    e = from_randomized_response(10**7, 40, "0.351").epsilon(delta=F(1, 10**6))
+    assert F(lo) <= e.lower and e.upper <= F(hi)
