@@ -166,11 +166,17 @@ def _pair_query(dist, what, target, e0, digits, max_seconds):
         return dist.delta(eps=target, digits=digits, max_seconds=max_seconds)
     except (CapacityError, PrecisionError):
         pass
+    from ..core.errors import DigitsNotMetError
+
+    def coarse(**kw):                 # a certified enclosure, whatever digits it reaches
+        try:
+            return dist.delta(digits=3, method="fourier", **kw)
+        except DigitsNotMetError as e:
+            return e.reached
     try:
         if what == "epsilon":
-            return bisect_epsilon(lambda lam: dist.delta(lam=lam, digits=3, method="fourier"),
-                                  e0, target, rel=1e-3)
-        return dist.delta(eps=target, digits=3, method="fourier")
+            return bisect_epsilon(lambda lam: coarse(lam=lam), e0, target, rel=1e-3)
+        return coarse(eps=target)
     except (CapacityError, PrecisionError):
         return None
 

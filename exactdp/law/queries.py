@@ -13,7 +13,7 @@ import math
 from fractions import Fraction
 
 from ..core import domains
-from ..core.errors import DigitsNotMetError, ParameterError, PrecisionError
+from ..core.errors import CapacityError, DigitsNotMetError, ParameterError, PrecisionError
 from ..core.interval import Interval
 from ..core.lam import ln_interval
 
@@ -260,19 +260,26 @@ def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
     pr = dist
     if pr.direction == "pair":          # a general pair: a coarse certified enclosure's midpoint
         return float(getattr(pr, name)(lam=lam, digits=3).mid)
-    if pr.choose_method(fast=True) == "fourier":
-        # beyond the float tree: a coarse certified enclosure's midpoint (exactdp.engine.largen);
-        # a light law too atomic to smooth falls back to the float tree
+    def coarse():
+        # a coarse certified enclosure's midpoint (exactdp.engine.largen)
+        q = pr.eta if name == "eta" else pr.delta
         try:
-            try:
-                q = pr.eta if name == "eta" else pr.delta
-                return float(q(lam=lam, digits=2, method="fourier").mid)
-            except DigitsNotMetError as e:
-                return float(e.reached.mid)
+            return float(q(lam=lam, digits=2, method="fourier").mid)
+        except DigitsNotMetError as e:
+            return float(e.reached.mid)
+
+    if pr.choose_method(fast=True) == "fourier":
+        # beyond the float tree; a light law too atomic to smooth falls back to the float tree
+        try:
+            return coarse()
         except PrecisionError:
             pass
     thr = pr._threshold(lam, None, 128)
-    f = pr._fast(thr, tol)
+    try:
+        f = pr._fast(thr, tol)
+    except CapacityError:
+        # the float tree at this truncation is too big: the Fourier strategy instead
+        return coarse()
     fwd = pr.direction == "forward"
     N = pr.N
     if name == "eta":
