@@ -14,7 +14,7 @@ import math
 from fractions import Fraction
 
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import assume, example, given, settings, strategies as st
 
 from exactdp import CapacityError, Interval, Mechanism, from_randomized_response
 from exactdp.engine.kernel import Threshold, tail_sums
@@ -80,6 +80,9 @@ def test_forward_mean_var_equal_pgf():
 def test_fast_within_stated_bound(N, L, qd, lam, direction):
     q = Fraction(qd, 2 * qd + 1 + qd % 3)        # in (0, 1/2)
     d = from_randomized_response(N, L, q, direction)
+    # the float tree against the certified tree: where the capacity predictor hands the
+    # certified query to the Fourier strategy (q near 1/2), 18 digits are out of its reach
+    assume(d.choose_method() == "tree")
     ex = d.eta(lam=lam, digits=18)
     fa = d.eta(lam=lam, method="fast")
     assert abs(Fraction(fa.value) - ex.mid) <= Fraction(fa.error) + ex.width

@@ -243,7 +243,11 @@ class PrivacyRatio:
         what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
         key = ("split", s_kind, x, eps, digits, excess)
         if key not in self._cache:
-            tol = max(10.0**(-digits - 4), 1e-8)
+            # a few digits (the inverse queries' certification asks up to 7): start at
+            # 10^-(digits+4) and refine up to four times; more digits: start at 1e-8 and stop
+            # as soon as the narrowing shows they are out of reach
+            few = digits <= 7
+            tol = max(10.0**(-digits - 4), 1e-30) if few else 1e-8
             iv = prev = None
             attempts = 0
             for attempts in range(1, 5):
@@ -261,7 +265,7 @@ class PrivacyRatio:
                 # once when the digits asked are out of reach of the attempts left
                 rw = iv.relative_width()
                 short = rw / 10.0**(-digits)
-                if prev is not None and short > prev / rw:
+                if not few and prev is not None and short > prev / rw:
                     break
                 prev = rw
                 # at most 100 times finer per attempt (the light law's smoothness is
