@@ -140,20 +140,8 @@ def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int 
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "eta", method)
     budget = AUTO_MAX_NODES if method == "auto" else None
-    out, last, used = None, None, []
-    for name in names:
-        try:
-            iv = _eta_by(name, P, q, lam, eps, inclusive, digits, budget)
-        except CapacityError as e:
-            last = e
-            continue
-        out = iv if out is None else out.intersect(iv)
-        used.append(name)
-        if not refine:
-            break
-    if out is None:
-        raise last if last is not None else CapacityError(f"no certified method for {P.describe()}")
-    return (out, tuple(used)) if with_method else out
+    return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, digits, budget),
+                refine, with_method)
 
 
 def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method: str = "auto",
@@ -163,14 +151,23 @@ def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method: str = "au
     lam, eps = parse_lam_eps(lam, eps)
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "delta", method)
+    budget = AUTO_MAX_NODES if method == "auto" else None
+
+    def by(name):
+        if name == "exact":
+            return pairs.delta(P, q, lam, eps)
+        return pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits),
+                               max_nodes=budget)
+    return _run(P, names, by, refine, with_method)
+
+
+def _run(P: Pair, names, enclose, refine: bool, with_method: bool):
+    """Enclosures by ``names`` in order: the first that runs within its budget, or
+    (``refine``) the intersection of all that run; ``(interval, names used)`` on request."""
     out, last, used = None, None, []
     for name in names:
         try:
-            if name == "exact":
-                iv = pairs.delta(P, q, lam, eps)
-            else:
-                iv = pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits),
-                                     max_nodes=AUTO_MAX_NODES if method == "auto" else None)
+            iv = enclose(name)
         except CapacityError as e:
             last = e
             continue
