@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, example, given, settings, strategies as st
 
 from exactdp.oracles import bruteforce
-from exactdp.reductions import pairs as PR
+from exactdp.reductions import methods, pairs as PR
 from exactdp.law.distribution import from_randomized_response
 from exactdp.core.errors import CapacityError, ParameterError
 from exactdp.reductions.pairs import HomogeneousPair, Pair
@@ -164,14 +164,14 @@ def test_enumeration_dedups_by_symmetry():
 @pytest.mark.slow
 def test_paper_scale_forward_two_routes():
     """000 §3.3 (N = 1000, L = 5, q = 0.2446): outlier conditioning (pairs) vs change of measure."""
-    iv = PR.eta(PR.canonical_pair(1000, 5), "0.2446", lam=2, tol=1e-20)
+    iv = methods.eta(PR.canonical_pair(1000, 5), "0.2446", lam=2, tol=1e-20)
     ref = from_randomized_response(1000, 5, "0.2446", "forward").eta(lam=2, digits=15)
     assert iv.overlaps(ref) and iv.width < Fraction(1, 10**12)
 
 
 @pytest.mark.slow
 def test_paper_scale_reverse_two_routes():
-    iv = PR.eta(PR.reverse_canonical_pair(1000, 5), "0.2446", lam=Fraction(6, 5), tol=1e-20)
+    iv = methods.eta(PR.reverse_canonical_pair(1000, 5), "0.2446", lam=Fraction(6, 5), tol=1e-20)
     ref = from_randomized_response(1000, 5, "0.2446", "reverse").eta(lam=Fraction(6, 5), digits=15)
     assert iv.overlaps(ref) and iv.width < Fraction(1, 10**12)
 
@@ -179,6 +179,6 @@ def test_paper_scale_reverse_two_routes():
 def test_route_and_l1_scale():
     P = Pair(1, (600, 399), 0, 1)            # L = 1, N = 1000, two-type base: exact
     assert PR.route(P) == "l1"
-    e = PR.eta(P, "1/4", lam=Fraction(3, 2))
+    e = methods.eta(P, "1/4", lam=Fraction(3, 2))
     assert e.is_exact and 0 < e.lower < 1
     assert PR.route(PR.canonical_pair(1000, 5)) == "kernel"

@@ -53,12 +53,11 @@ from flint import fmpz_poly
 
 from ..oracles import bruteforce
 from ..core import domains
-from ..reductions import pairs as PR
+from ..reductions import methods as M, pairs as PR
 from ..core.errors import CapacityError, ExactdpError, PrecisionError
 from ..core.interval import Interval, fraction_to_decimal_str
-from ..reductions.kcopies import kcopies, kcopies_eta
-from ..reductions.minority import minority_eta, one_minority
-from ..reductions.twotype import MAX_N as TWOTYPE_MAX_N, distance_one, twotype_eta
+from ..reductions.kcopies import kcopies
+from ..reductions.twotype import MAX_N as TWOTYPE_MAX_N, distance_one
 from ..reductions.pairs import HomogeneousPair, Pair
 
 __all__ = ["NAMES", "VARIANTS", "check", "verify", "iv_json", "main", "parse_ints", "parse_fracs",
@@ -142,7 +141,7 @@ def iv_from_json(d: dict) -> Interval:
 class _Evaluator:
     """Certified eta / delta of pairs at one parameter point, cached by symmetry class."""
 
-    def __init__(self, q, lam, eps, inclusive, quantity="eta", tol=1e-24, max_nodes=300_000, refine=True):
+    def __init__(self, q, lam, eps, inclusive, quantity="eta", tol=1e-24, *, max_nodes=300_000, refine=True):
         self.q, self.lam, self.eps, self.inclusive = q, lam, eps, inclusive
         self.quantity, self.refine = quantity, refine
         self.tol, self.max_nodes = tol, max_nodes
@@ -160,27 +159,32 @@ class _Evaluator:
         return iv
 
     def _compute(self, P: Pair) -> Interval:
-        rt = PR.route(P)
-        if P.k > 1 and rt != "l1" and P.N * P.k > KCOPIES_MIN_OUTPUTS and kcopies(P) is not None \
-                and self.quantity == "eta":
+        """The checkers' order of methods (:mod:`exactdp.reductions.methods`, the one
+        dispatcher): k-copies first for ``k``-randomized pairs with more than
+        :data:`KCOPIES_MIN_OUTPUTS` outputs, else the exact enumeration, the kernel, the
+        two-type search, and for one-minority bases the Chernoff bound."""
+        avail = M.supported(P, self.quantity)
+        if self.quantity == "eta" and P.k > 1 and P.N * P.k > KCOPIES_MIN_OUTPUTS and "kcopies" in avail \
+                and PR.route(P) != "l1":
             # one homogeneous collection under k-randomization: the monotone e_k search, far
             # faster than the coarse enumeration once kN is more than a handful
-            return kcopies_eta(P, self.q, self.lam, eps=self.eps, inclusive=self.inclusive,
-                               tol=max(self.tol, KCOPIES_TOL))
+            return M.eta(P, self.q, self.lam, self.eps, inclusive=self.inclusive, method="kcopies",
+                         tol=max(self.tol, KCOPIES_TOL))
         if self.quantity == "delta":
-            return PR.delta(P, self.q, self.lam, self.eps, tol=self.tol) if rt == "kernel" else \
-                PR.delta(P, self.q, self.lam, self.eps)
-        if rt in ("exact", "l1"):
-            return Interval.exact(PR.eta_exact(P, self.q, self.lam, self.eps, self.inclusive))
-        if rt == "kernel":
-            return PR.hom_eta(HomogeneousPair.of(P), self.q, self.lam, self.eps, self.inclusive,
-                              tol=self.tol, max_nodes=self.max_nodes)
-        if distance_one(P) is not None and self.lam is not None and P.N <= TWOTYPE_MAX_N:
-            t = max(self.tol, 1e-20)
-            return twotype_eta(P, self.q, self.lam, inclusive=self.inclusive, tol=t, mass_tol=t)
-        if one_minority(P) is not None and self.lam is not None:
-            return minority_eta(P, self.q, self.lam, inclusive=self.inclusive, method="chernoff")
-        raise CapacityError(f"no exact route for {P.describe()}")
+            order = [m for m in ("exact", "kernel") if m in avail]
+            if not order:
+                raise CapacityError(f"no exact route for {P.describe()}")
+            return M.delta(P, self.q, self.lam, self.eps, method=tuple(order[:1]), tol=self.tol)
+        order = [m for m in ("exact", "kernel") if m in avail][:1]
+        if not order and self.lam is not None:
+            if "twotype" in avail:
+                order = ["twotype"]
+            elif "minority" in avail:
+                order = ["chernoff"]
+        if not order:
+            raise CapacityError(f"no exact route for {P.describe()}")
+        return M.eta(P, self.q, self.lam, self.eps, inclusive=self.inclusive, method=tuple(order),
+                     tol=self.tol, max_nodes=self.max_nodes)
 
     def decide(self, P: Pair, ref: Interval | None) -> tuple[Interval | None, str]:
         """``(enclosure, verdict)`` of ``P`` against ``ref``.  When the kernel's
@@ -193,22 +197,16 @@ class _Evaluator:
         if verdict != "undecided" or ref is None or self.quantity != "eta" or P.k != 1 or not self.refine:
             return cand, verdict
         rt = PR.route(P)
+        avail = M.supported(P, "eta")
         if rt == "kernel":
-            H = HomogeneousPair.of(P)
             steps = [("chernoff", None)] + [("lattice", h) for h in LATTICE_STEPS]
-
-            def bound(method, h):
-                return PR.hom_eta(H, self.q, self.lam, self.eps, self.inclusive, method=method, h=h)
-        elif rt == "none" and one_minority(P) is not None and self.lam is not None:
-            steps = [("lattice", h) for h in MINORITY_STEPS]
-
-            def bound(method, h):
-                return minority_eta(P, self.q, self.lam, inclusive=self.inclusive, h=h)
+        elif rt == "none" and "minority" in avail and self.lam is not None:
+            steps = [("minority", h) for h in MINORITY_STEPS]
         else:
             return cand, verdict
         for method, h in steps:
             try:
-                iv = bound(method, h)
+                iv = M.eta(P, self.q, self.lam, self.eps, inclusive=self.inclusive, method=method, step=h)
             except CapacityError:
                 break
             cand = iv if cand is None else cand.intersect(iv)
@@ -368,7 +366,7 @@ class _Result:
         self.notes = []
         self.t0 = time.perf_counter()
 
-    def record(self, P, cand, ref, refpair, params, verdict, ref_label):
+    def record(self, P, cand, ref, refpair, params, verdict, *, ref_label):
         self.checked += 1
         self.pairs.add((P.N, PR.canonical_key(P, flips=False)))
         if verdict == "undecided":
@@ -395,7 +393,7 @@ class _Result:
             out["witness_eta"] = iv_json(w["cand"])
             out["canonical_eta"] = iv_json(w["ref"])
             out["certificate"] = certificate(self.name, self.variant, self.quantity, w["pair"], w["refpair"],
-                                             w["cand"], w["ref"], w["params"], w["ref_label"])
+                                             w["cand"], ref=w["ref"], params=w["params"], ref_label=w["ref_label"])
         out["points"] = self.points
         if self.undecided_pairs:
             out["undecided_pairs"] = self.undecided_pairs
@@ -405,7 +403,7 @@ class _Result:
         return out
 
 
-def certificate(name, variant, quantity, pair, refpair, cand, ref, params, ref_label) -> dict:
+def certificate(name, variant, quantity, pair, refpair, cand, *, ref, params, ref_label) -> dict:
     """A self-contained, re-verifiable counterexample record."""
     p = {k: (fmt(v) if isinstance(v, Fraction) else v) for k, v in params.items()}
     return {"conjecture": name, "variant": variant, "quantity": quantity, "parameters": p,
@@ -426,7 +424,7 @@ def _refs(N, L, k, which, ev):
     return refs, _ref_max(vals)
 
 
-def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family_override=None,
+def _check_max(name, variant, Ns, Ls, qs, lams, *, epss, ks, inclusive, quantity, tol, max_nodes, family_override=None,
                refine=True):
     res = _Result(name, variant, quantity)
     if name == "maximality":
@@ -459,7 +457,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                 for q in qs:
                     for kind, val in _lam_points(lams, epss):
                         lam, eps = (val, None) if kind == "lam" else (None, val)
-                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes, refine)
+                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes=max_nodes, refine=refine)
                         refs, ref = _refs(N, L, k, which, ev)
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
                         best = closest = None
@@ -471,7 +469,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
                             is_ref = any(PR.reduce_pair(P) == PR.reduce_pair(r) for r in refs)
                             if is_ref:
                                 verdict = "ok" if cand is not None else "undecided"
-                            res.record(P, cand, ref, refs, params, verdict, which)
+                            res.record(P, cand, ref, refs, params, verdict, ref_label=which)
                             if cand is not None and (best is None or cand.mid > best[1].mid):
                                 best = (P, cand)
                             if cand is not None and not is_ref and (closest is None or cand.upper > closest[1].upper):
@@ -487,7 +485,7 @@ def _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, t
     return res
 
 
-def _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive, quantity, tol, max_nodes):
+def _check_invariance(variant, Ns, Ls, qs, lams, epss, *, inclusive, quantity, tol, max_nodes):
     res = _Result("invariance", variant, quantity)
     for L in Ls:
         for N in Ns:
@@ -495,7 +493,7 @@ def _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive, quantity, tol,
             for q in qs:
                 for kind, val in _lam_points(lams, epss):
                     lam, eps = (val, None) if kind == "lam" else (None, val)
-                    ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes)
+                    ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes=max_nodes)
                     ref_pair = PR.canonical_pair(N, L)
                     if variant == "reverse":
                         ref_pair = ref_pair.reverse()
@@ -518,7 +516,7 @@ def _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive, quantity, tol,
                                 verdict = "viol"
                             else:
                                 verdict = "undecided"
-                            res.record(P, cand, ref, [ref_pair], params, verdict, "opposite-outlier pair")
+                            res.record(P, cand, ref, [ref_pair], params, verdict, ref_label="opposite-outlier pair")
                     res.points.append({**{a: (fmt(b) if isinstance(b, Fraction) else b)
                                           for a, b in params.items()}, "reference": iv_json(ref) if ref else None})
     return res
@@ -535,7 +533,7 @@ def _sup(ev, pairs):
     return best
 
 
-def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes):
+def _check_two_k(variant, Ns, Ls, qs, lams, epss, *, ks, inclusive, quantity, tol, max_nodes):
     res = _Result("two-k", variant, quantity)
     pair_cache = {}
     for k in ks:
@@ -554,7 +552,7 @@ def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, 
                 for q in qs:
                     for kind, val in _lam_points(lams, epss):
                         lam, eps = (val, None) if kind == "lam" else (None, val)
-                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes)
+                        ev = _Evaluator(q, lam, eps, inclusive, quantity, tol, max_nodes=max_nodes)
                         params = dict(N=N, L=L, q=q, k=k, inclusive=inclusive, **{kind: val})
                         key = (N, L, k, hom)
                         if key not in pair_cache:
@@ -575,7 +573,7 @@ def _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, 
                             cand, verdict = ev.decide(P, ref)
                             if verdict == "undecided" and PR.reduce_pair(P) in ref_keys:
                                 verdict = "ok"          # the reference pair itself (same reduction: same law)
-                            res.record(P, cand, ref, refs, params, verdict, label)
+                            res.record(P, cand, ref, refs, params, verdict, ref_label=label)
                             if cand is not None and (best is None or cand.lower > best[1].lower):
                                 best = (P, cand)
                         if variant == "stated" and best is not None and ref is not None \
@@ -664,12 +662,12 @@ def check(name: str, *, N="2..3", L="1..2", q="1/4", lam=None, eps=None, k="1", 
     epss = parse_fracs(eps, domains.EPS) if eps is not None else None
     ks = parse_ints(k, domains.K)
     if name in ("maximality", "maximality-k"):
-        r = _check_max(name, variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes, family,
-                       refine)
+        r = _check_max(name, variant, Ns, Ls, qs, lams, epss=epss, ks=ks, inclusive=inclusive, quantity=quantity, tol=tol, max_nodes=max_nodes, family_override=family,
+                       refine=refine)
     elif name == "invariance":
-        r = _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive, quantity, tol, max_nodes)
+        r = _check_invariance(variant, Ns, Ls, qs, lams, epss, inclusive=inclusive, quantity=quantity, tol=tol, max_nodes=max_nodes)
     elif name == "two-k":
-        r = _check_two_k(variant, Ns, Ls, qs, lams, epss, ks, inclusive, quantity, tol, max_nodes)
+        r = _check_two_k(variant, Ns, Ls, qs, lams, epss, ks=ks, inclusive=inclusive, quantity=quantity, tol=tol, max_nodes=max_nodes)
     else:
         r = _check_l1_claim(variant, Ns, qs)
     out = r.to_json()
@@ -797,8 +795,8 @@ def verify(cert: dict) -> dict:
                 # the checker's own route, rerun at truncation 1e-8, then 1e-14 if that leaves the relation
                 # undecided (tests/test_kcopies.py checks the route against the enumeration and, for
                 # d = 1, against the L = 1 polynomials at large N)
-                return kcopies_eta(P, q, lam, eps=eps, inclusive=params.get("inclusive", False),
-                                   tol=kc_tol[0]), \
+                return M.eta(P, q, lam, eps, inclusive=params.get("inclusive", False), method="kcopies",
+                             tol=kc_tol[0]), \
                     f"k-copies (the checker's route, tol {kc_tol[0]:g})"
             if distance_one(P) is not None and quantity == "eta" and lam is not None and P.N <= TWOTYPE_MAX_N:
                 # two base types at distance one: the checker used the coarse enumeration where it fits,
@@ -809,7 +807,7 @@ def verify(cert: dict) -> dict:
                     how = "distance-one"
                 except CapacityError:
                     how = "distance-one (the checker's route, tol 1e-15)"
-                return twotype_eta(P, q, lam, inclusive=inc, tol=1e-15, mass_tol=1e-15), how
+                return M.eta(P, q, lam, inclusive=inc, method="twotype", tol=1e-15), how
             raise
 
     w_iv = iv_from_json(cert["witness_value"])
@@ -1031,8 +1029,8 @@ def hypothesis_search(name: str = "maximality", variant: str | None = None, *, m
     N, L, k, q, lam, P = c
     ev = _Evaluator(q, lam, None, False)
     refs, ref = _refs(N, L, k, which, ev)
-    return certificate(name, variant, "eta", P, refs, ev(P), ref,
-                       dict(N=N, L=L, q=q, k=k, inclusive=False, lam=lam), which)
+    return certificate(name, variant, "eta", P, refs, ev(P), ref=ref,
+                       params=dict(N=N, L=L, q=q, k=k, inclusive=False, lam=lam), ref_label=which)
 
 
 # ----------------------------------------------------------------------------- markdown + picture

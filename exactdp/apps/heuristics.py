@@ -393,7 +393,7 @@ def _bisect(feasible: Callable[[Fraction], bool], lo: Fraction, hi: Fraction, to
     return lo, hi
 
 
-def _solve_q(N: int, L: int, lam: Lam, beta: Fraction, form: str, k: int, tol: Fraction,
+def _solve_q(N: int, L: int, lam: Lam, beta: Fraction, form: str, k: int, *, tol: Fraction,
              label: str) -> QBracket:
     def feasible(q: Fraction) -> bool:
         phi = phi_of_q(q) if q < F(1, 2) else F(1)
@@ -434,7 +434,7 @@ def _tol(digits: int) -> Fraction:
 
 @lru_cache(maxsize=512)
 def _sigma3_q_cached(N, L, lam, beta, form, digits):
-    return _solve_q(N, L, lam, beta, form, 1, _tol(digits), f"000 ({form})")
+    return _solve_q(N, L, lam, beta, form, 1, tol=_tol(digits), label=f"000 ({form})")
 
 
 def sigma3_q(N, L, lam, form: str = "3.13", beta=3, digits: int = 30) -> QBracket:
@@ -458,7 +458,7 @@ def sigma3_q(N, L, lam, form: str = "3.13", beta=3, digits: int = 30) -> QBracke
 
 
 def sigma3_q_via_phi(N, L, lam, form: str = "3.15", beta=3, digits: int = 30,
-                     prec: int = 256) -> Interval:
+                     *, prec: int = 256) -> Interval:
     """The paper's route: solve (3.15) for phi numerically (here: certified), then q by (3.16).
 
     A phi-bracket ``[phi_lo, phi_hi]`` with ``LHS(phi_lo) <= lam < LHS(phi_hi)``
@@ -493,7 +493,7 @@ def sigma3_q_via_phi(N, L, lam, form: str = "3.15", beta=3, digits: int = 30,
 
 
 def feasibility_crossings(N, L, lam, form: str = "3.13", grid: int = 64, k: int = 1,
-                          beta=3) -> int:
+                          *, beta=3) -> int:
     """Number of feasible/infeasible switches of ``LHS <= lam`` on ``q = j/(2 grid)``, ``j = 1..grid-1``.
 
     Monotonicity (module docstring) implies at most 1.
@@ -513,7 +513,7 @@ def feasibility_crossings(N, L, lam, form: str = "3.13", grid: int = 64, k: int 
 
 
 # ---------------------------------------------------------------- (3.17) Maurer
-def maurer_bound(N, L, q, beta=3, line: int = 1, sigma2=None, prec: int = DEFAULT_PREC) -> Interval:
+def maurer_bound(N, L, q, beta=3, line: int = 1, sigma2=None, *, prec: int = DEFAULT_PREC) -> Interval:
     """000 (3.17), the three printed lines, as functions of ``beta`` (certified).
 
     * line 1: ``exp(-beta^2 sigma^2 / (2[(N-1) phi^L + psi^L]))`` with ``sigma^2``
@@ -679,7 +679,7 @@ def kr_lhs(N, L, q, k, beta=3, prec: int = DEFAULT_PREC) -> Interval:
 
 @lru_cache(maxsize=256)
 def _kr_q_cached(N, L, lam, k, beta, digits):
-    return _solve_q(N, L, lam, beta, "6.3", k, _tol(digits), "000 (6.3)/(8.38)")
+    return _solve_q(N, L, lam, beta, "6.3", k, tol=_tol(digits), label="000 (6.3)/(8.38)")
 
 
 def kr_q(N, L, lam, k, beta=3, digits: int = 30) -> QBracket:
@@ -930,7 +930,7 @@ def _q313(N, L, lam, form="3.13", beta=3):
 
 
 def _q_phi(N, L, lam, beta=3):
-    return lambda prec=DEFAULT_PREC: sigma3_q_via_phi(N, L, lam, "3.15", beta, _DIG, max(prec, 256))
+    return lambda prec=DEFAULT_PREC: sigma3_q_via_phi(N, L, lam, "3.15", beta, _DIG, prec=max(prec, 256))
 
 
 def _sub(a: Interval, b: Interval) -> Interval:
@@ -952,7 +952,7 @@ def _sqrtN(N) -> Interval:
         return _iv(arb(N).sqrt())
 
 
-def _E(id, source, location, statement, quantity, params, claimed, compute, alternatives=None,
+def _E(id, source, location, statement, quantity, params, *, claimed, compute, alternatives=None,
        note=""):
     return {"id": id, "source": source, "location": location, "statement": statement,
             "quantity": quantity, "params": {k: str(v) for k, v in params.items()},
@@ -975,140 +975,140 @@ def _build_printed() -> list[dict]:
             out.append(_E(
                 f"000-s3.3-q-{lam_label}-N{N}", P0, "§3.3 table (via (3.13)/(3.15), (3.16))",
                 f"L = 5, N = {N}, lambda = {'e^{0.693} = 2' if lam_label == '2' else 'e^2'}: q = {claimed}",
-                "q", {"N": N, "L": 5, "lam": lam, "beta": 3}, claimed, _q313(N, 5, lam, "3.13"),
-                alts,
-                "The paper says (3.13)/(3.15) is used; which form reproduces the value is a finding."))
+                "q", {"N": N, "L": 5, "lam": lam, "beta": 3}, claimed=claimed, compute=_q313(N, 5, lam, "3.13"),
+                alternatives=alts,
+                note="The paper says (3.13)/(3.15) is used; which form reproduces the value is a finding."))
     # ---- 000 §3.4 bound column (table headed lambda = 2 but with the q's of the e^2 table)
     for N, q, claimed in ((1000, "0.1692", "0.052"), (3000, "0.1424", "0.057"), (5000, "0.1310", "0.062")):
         out.append(_E(
             f"000-s3.4-bound-N{N}", P0, "§3.4 (3.17) table",
             f"L = 5, N = {N}, q = {q}: Maurer bound = {claimed}", "bound",
-            {"N": N, "L": 5, "q": q, "beta": 3}, claimed,
-            lambda prec=DEFAULT_PREC, N=N, q=q: maurer_bound(N, 5, q, 3, 1, prec=prec),
-            {"(3.17) line 2": lambda prec=DEFAULT_PREC, N=N, q=q: maurer_bound(N, 5, q, 3, 2, prec=prec),
+            {"N": N, "L": 5, "q": q, "beta": 3}, claimed=claimed,
+            compute=lambda prec=DEFAULT_PREC, N=N, q=q: maurer_bound(N, 5, q, 3, 1, prec=prec),
+            alternatives={"(3.17) line 2": lambda prec=DEFAULT_PREC, N=N, q=q: maurer_bound(N, 5, q, 3, 2, prec=prec),
              "(3.17) line 3 as printed": lambda prec=DEFAULT_PREC, N=N, q=q: maurer_bound(N, 5, q, 3, 3, prec=prec)},
-            "beta = 3 (the paper's 3-sigma reference point); the table is headed lambda = 2 "
+            note="beta = 3 (the paper's 3-sigma reference point); the table is headed lambda = 2 "
             "but its q and p(R>=lambda) columns are those of the lambda = e^2 table of §3.3."))
     for beta, claimed in (("3.05", "0.0096"), ("3.5", "0.002")):
         out.append(_E(
             f"000-s3.4-L40-bound-beta{beta}", P0, "§3.4 after (3.17)",
             f"L = 40, N = 10M, beta = {beta}: bounding probability {claimed}", "bound",
-            {"N": 10**7, "L": 40, "q": "0.351", "beta": beta}, claimed,
-            lambda prec=DEFAULT_PREC, b=beta: maurer_bound(10**7, 40, "0.351", b, 1, prec=prec),
-            {"(3.17) line 3 as printed": lambda prec=DEFAULT_PREC, b=beta: maurer_bound(10**7, 40, "0.351", b, 3, prec=prec),
+            {"N": 10**7, "L": 40, "q": "0.351", "beta": beta}, claimed=claimed,
+            compute=lambda prec=DEFAULT_PREC, b=beta: maurer_bound(10**7, 40, "0.351", b, 1, prec=prec),
+            alternatives={"(3.17) line 3 as printed": lambda prec=DEFAULT_PREC, b=beta: maurer_bound(10**7, 40, "0.351", b, 3, prec=prec),
              "large-L limit exp(-beta^2/2)": lambda prec=DEFAULT_PREC, b=beta: maurer_asymptotic(b, prec),
              "line 1 at the certified (3.13) q for this beta": lambda prec=DEFAULT_PREC, b=beta:
                  maurer_bound(10**7, 40, sigma3_q(10**7, 40, E2, "3.13", b, _DIG), b, 1, prec=prec)},
-            "q = 0.351 (the paper's sufficient noise for this setting, §4)."))
+            note="q = 0.351 (the paper's sufficient noise for this setting, §4)."))
     out.append(_E(
         "000-s3.4-L40-q-increase", P0, "§3.4 after (3.17)",
         "L = 40, N = 10M: beta = 3.5 instead of 3 increases q by 0.0025", "q difference",
-        {"N": 10**7, "L": 40, "lam": E2, "beta": "3 -> 3.5"}, "0.0025",
-        lambda prec=DEFAULT_PREC: _sub(sigma3_q(10**7, 40, E2, "3.13", "3.5", _DIG).interval,
+        {"N": 10**7, "L": 40, "lam": E2, "beta": "3 -> 3.5"}, claimed="0.0025",
+        compute=lambda prec=DEFAULT_PREC: _sub(sigma3_q(10**7, 40, E2, "3.13", "3.5", _DIG).interval,
                                        sigma3_q(10**7, 40, E2, "3.13", 3, _DIG).interval),
-        {"beta 3.05 -> 3.5, (3.13)": lambda prec=DEFAULT_PREC: _sub(
+        alternatives={"beta 3.05 -> 3.5, (3.13)": lambda prec=DEFAULT_PREC: _sub(
             sigma3_q(10**7, 40, E2, "3.13", "3.5", _DIG).interval,
             sigma3_q(10**7, 40, E2, "3.13", "3.05", _DIG).interval),
          "beta 3 -> 3.5, (3.12)": lambda prec=DEFAULT_PREC: _sub(
             sigma3_q(10**7, 40, E2, "3.12", "3.5", _DIG).interval,
             sigma3_q(10**7, 40, E2, "3.12", 3, _DIG).interval)},
-        "lambda = e^2 (the L = 40 example of §4)."))
+        note="lambda = e^2 (the L = 40 example of §4)."))
     # ---- 000 §4
     out.append(_E("000-s4-q-local-L5", P0, "§4 (4.3)", "L = 5, lambda = 2: local DP noise q = 0.465",
-                  "q", {"L": 5, "lam": 2}, "0.465", lambda prec=DEFAULT_PREC: local_dp_q(5, 2, prec)))
+                  "q", {"L": 5, "lam": 2}, claimed="0.465", compute=lambda prec=DEFAULT_PREC: local_dp_q(5, 2, prec)))
 
     def s_local_L5(prec=DEFAULT_PREC):
         return sigma_factor(local_dp_q(5, 2, prec), prec)
     out.append(_E("000-s4-sigma-local-L5", P0, "§4 after (4.3)",
                   "local DP noise gives sigma = 7.5 sqrt(N)", "sigma/sqrt(N)", {"L": 5, "lam": 2},
-                  "7.5", s_local_L5,
-                  {"at the printed q = 0.465": lambda prec=DEFAULT_PREC: sigma_factor("0.465", prec)}))
+                  claimed="7.5", compute=s_local_L5,
+                  alternatives={"at the printed q = 0.465": lambda prec=DEFAULT_PREC: sigma_factor("0.465", prec)}))
     out.append(_E("000-s4-sigma-suff-N5000", P0, "§4 after (4.3)",
                   "N = 5000, q = 0.1778: sigma = 0.6 sqrt(N)", "sigma/sqrt(N)", {"q": "0.1778"},
-                  "0.6", lambda prec=DEFAULT_PREC: sigma_factor("0.1778", prec),
-                  {"at the certified (3.13) q for N = 5000, lam = 2": lambda prec=DEFAULT_PREC:
+                  claimed="0.6", compute=lambda prec=DEFAULT_PREC: sigma_factor("0.1778", prec),
+                  alternatives={"at the certified (3.13) q for N = 5000, lam = 2": lambda prec=DEFAULT_PREC:
                       sigma_factor(sigma3_q(5000, 5, 2, "3.13", 3, _DIG), prec)}))
     out.append(_E("000-s4-fold-12", P0, "§4 after (4.3)", "This is 12 fold increase in precision",
-                  "sigma ratio", {"L": 5, "lam": 2, "q_suff": "0.1778"}, "12",
-                  lambda prec=DEFAULT_PREC: _div(s_local_L5(prec), sigma_factor("0.1778", prec), prec),
-                  {"end to end: (4.2) vs certified (3.13) q at N = 5000": lambda prec=DEFAULT_PREC:
+                  "sigma ratio", {"L": 5, "lam": 2, "q_suff": "0.1778"}, claimed="12",
+                  compute=lambda prec=DEFAULT_PREC: _div(s_local_L5(prec), sigma_factor("0.1778", prec), prec),
+                  alternatives={"end to end: (4.2) vs certified (3.13) q at N = 5000": lambda prec=DEFAULT_PREC:
                       _div(s_local_L5(prec), sigma_factor(sigma3_q(5000, 5, 2, "3.13", 3, _DIG), prec), prec),
                    "printed 7.5 / printed 0.6": lambda prec=DEFAULT_PREC: Interval.exact(F("7.5") / F("0.6"))}))
     out.append(_E("000-s4-q-local-L40", P0, "§4 (4.2), L = 40 example",
                   "L = 40, lambda = e^2: local DP noise q = 0.4875", "q", {"L": 40, "lam": E2},
-                  "0.4875", lambda prec=DEFAULT_PREC: local_dp_q(40, E2, prec)))
+                  claimed="0.4875", compute=lambda prec=DEFAULT_PREC: local_dp_q(40, E2, prec)))
 
     def s_local_L40(prec=DEFAULT_PREC):
         return sigma_factor(local_dp_q(40, E2, prec), prec)
     out.append(_E("000-s4-dev-20", P0, "§4, L = 40 example",
                   "The noise that high increases deviation 20 times", "sigma/sqrt(N)",
-                  {"L": 40, "lam": E2}, "20", s_local_L40))
+                  {"L": 40, "lam": E2}, claimed="20", compute=s_local_L40))
     N7 = 10**7
     out.append(_E("000-s4-200K", P0, "§4, L = 40 example",
                   "measured aggregates could deviate 200K units in either direction", "3 sigma",
-                  {"N": N7, "L": 40, "lam": E2}, "200K",
-                  lambda prec=DEFAULT_PREC: _mul(s_local_L40(prec), _mul(_sqrtN(N7), 3, prec), prec),
-                  {"1 sigma": lambda prec=DEFAULT_PREC: _mul(s_local_L40(prec), _sqrtN(N7), prec)},
-                  "'in either direction' read as 3 sigma, the convention of 003 §1.1 (sigma = 6, "
+                  {"N": N7, "L": 40, "lam": E2}, claimed="200K",
+                  compute=lambda prec=DEFAULT_PREC: _mul(s_local_L40(prec), _mul(_sqrtN(N7), 3, prec), prec),
+                  alternatives={"1 sigma": lambda prec=DEFAULT_PREC: _mul(s_local_L40(prec), _sqrtN(N7), prec)},
+                  note="'in either direction' read as 3 sigma, the convention of 003 §1.1 (sigma = 6, "
                   "'error roughly 18 in either direction'). Under the 1-significant-digit reading of "
                   "'200K' (tolerance(..., 'insignificant')) 3 sigma is consistent."))
     out.append(_E("000-s4-q-suff-L40", P0, "§4, L = 40 example (and §6.1)",
                   "L = 40, N = 10M, lambda = e^2: sufficient noise q = 0.351", "q",
-                  {"N": N7, "L": 40, "lam": E2, "beta": 3}, "0.351", _q313(N7, 40, E2),
-                  {"(3.12)": _q313(N7, 40, E2, "3.12"), "(3.15)+(3.16) phi route": _q_phi(N7, 40, E2),
+                  {"N": N7, "L": 40, "lam": E2, "beta": 3}, claimed="0.351", compute=_q313(N7, 40, E2),
+                  alternatives={"(3.12)": _q313(N7, 40, E2, "3.12"), "(3.15)+(3.16) phi route": _q_phi(N7, 40, E2),
                    "(6.3), k = 1": lambda prec=DEFAULT_PREC: kr_q(N7, 40, E2, 1, 3, _DIG).interval}))
     out.append(_E("000-s4-dev-1.6", P0, "§4, L = 40 example",
-                  "q = 0.351 multiplies deviation only by 1.6", "sigma/sqrt(N)", {"q": "0.351"}, "1.6",
-                  lambda prec=DEFAULT_PREC: sigma_factor("0.351", prec),
-                  {"at the certified (3.13) q": lambda prec=DEFAULT_PREC:
+                  "q = 0.351 multiplies deviation only by 1.6", "sigma/sqrt(N)", {"q": "0.351"}, claimed="1.6",
+                  compute=lambda prec=DEFAULT_PREC: sigma_factor("0.351", prec),
+                  alternatives={"at the certified (3.13) q": lambda prec=DEFAULT_PREC:
                       sigma_factor(sigma3_q(N7, 40, E2, "3.13", 3, _DIG), prec)}))
     out.append(_E("000-s4-ratio-12.5", P0, "§4, L = 40 example", "(the 12.5 precision increase again)",
-                  "sigma ratio", {"L": 40, "lam": E2, "q_suff": "0.351"}, "12.5",
-                  lambda prec=DEFAULT_PREC: _div(s_local_L40(prec), sigma_factor("0.351", prec), prec),
-                  {"end to end with the certified (3.13) q": lambda prec=DEFAULT_PREC: _div(
+                  "sigma ratio", {"L": 40, "lam": E2, "q_suff": "0.351"}, claimed="12.5",
+                  compute=lambda prec=DEFAULT_PREC: _div(s_local_L40(prec), sigma_factor("0.351", prec), prec),
+                  alternatives={"end to end with the certified (3.13) q": lambda prec=DEFAULT_PREC: _div(
                       s_local_L40(prec), sigma_factor(sigma3_q(N7, 40, E2, "3.13", 3, _DIG), prec), prec)}))
     out.append(_E("000-s4-err-15K", P0, "§4, L = 40 example",
                   "the measurer will be able to estimate with the error not exceeding 15K", "3 sigma",
-                  {"N": N7, "q": "0.351"}, "15K",
-                  lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), 3, prec),
-                  {"1 sigma": lambda prec=DEFAULT_PREC: sigma_dhat(N7, "0.351", 1, prec)}))
+                  {"N": N7, "q": "0.351"}, claimed="15K",
+                  compute=lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), 3, prec),
+                  alternatives={"1 sigma": lambda prec=DEFAULT_PREC: sigma_dhat(N7, "0.351", 1, prec)}))
     out.append(_E("000-s4-1pct-10pct", P0, "§4, L = 40 example",
                   "sufficient to estimate even 1% of the population with 10% error", "relative error",
-                  {"N": N7, "q": "0.351", "d": "N/100"}, "10%",
-                  lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), F(3, N7 // 100), prec),
-                  {"1 sigma": lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), F(1, N7 // 100), prec),
+                  {"N": N7, "q": "0.351", "d": "N/100"}, claimed="10%",
+                  compute=lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), F(3, N7 // 100), prec),
+                  alternatives={"1 sigma": lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N7, "0.351", 1, prec), F(1, N7 // 100), prec),
                    "printed 15K / 100K": lambda prec=DEFAULT_PREC: Interval.exact(F(15000, N7 // 100))},
-                  "error = 3 sigma(d_hat) relative to d = 1% of N = 100K."))
+                  note="error = 3 sigma(d_hat) relative to d = 1% of N = 100K."))
     # ---- 003 §0.1, §1.1, §1.3
     N3 = 1000
 
     def q019(prec=DEFAULT_PREC):
         return q_003_0_19(N3, 2, prec)
     out.append(_E("003-s0.1-q-0.19", P3, "§0.1 (0.19)", "lambda = 2, N = 1000: q = 0.032527", "q",
-                  {"N": N3, "lam": 2}, "0.032527", q019,
-                  {"(2.33) with L = 1": lambda prec=DEFAULT_PREC: q_003_2_33(N3, 1, 2, prec)}))
+                  {"N": N3, "lam": 2}, claimed="0.032527", compute=q019,
+                  alternatives={"(2.33) with L = 1": lambda prec=DEFAULT_PREC: q_003_2_33(N3, 1, 2, prec)}))
     out.append(_E("003-s1.1-q-0.0325", P3, "§1.1", "N = 1000, lambda = 2: q = 0.0325", "q",
-                  {"N": N3, "lam": 2}, "0.0325", q019))
+                  {"N": N3, "lam": 2}, claimed="0.0325", compute=q019))
     out.append(_E("003-s0.1-q-abs", P3, "§0.1 (0.21)", "p/q <= 2 gives q >= 1/3 = 0.333", "q",
-                  {"lam": 2}, "0.333", lambda prec=DEFAULT_PREC: local_dp_q(1, 2, prec)))
+                  {"lam": 2}, claimed="0.333", compute=lambda prec=DEFAULT_PREC: local_dp_q(1, 2, prec)))
     out.append(_E("003-s0.1-noise-10x", P3, "§0.1 after (0.21)", "reduce RRT noise 10 times",
-                  "q ratio", {"N": N3, "lam": 2}, "10",
-                  lambda prec=DEFAULT_PREC: _div(local_dp_q(1, 2, prec), q019(prec), prec)))
+                  "q ratio", {"N": N3, "lam": 2}, claimed="10",
+                  compute=lambda prec=DEFAULT_PREC: _div(local_dp_q(1, 2, prec), q019(prec), prec)))
     out.append(_E("003-s0.1-sigma-classical", P3, "§0.1 after (0.21), (1.4) k = 1",
                   "classical case (q = 1/3): estimation deviation sigma = 44.7", "sigma",
-                  {"N": N3, "q": "1/3"}, "44.7", lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, F(1, 3), 1, prec),
-                  {"sigma(S) = sqrt(pqN)": lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N3, F(1, 3), 1, prec), F(1, 3), prec)}))
+                  {"N": N3, "q": "1/3"}, claimed="44.7", compute=lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, F(1, 3), 1, prec),
+                  alternatives={"sigma(S) = sqrt(pqN)": lambda prec=DEFAULT_PREC: _mul(sigma_dhat(N3, F(1, 3), 1, prec), F(1, 3), prec)}))
     out.append(_E("003-s0.1-sigma-local", P3, "§0.1 after (0.21), (1.4) k = 1",
                   "local privacy (q by (0.19)): deviation sigma = 5.6", "sigma", {"N": N3, "lam": 2},
-                  "5.6", lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q019(prec), 1, prec),
-                  {"sigma(S) = sqrt(pqN) (count, not estimate)": lambda prec=DEFAULT_PREC: _sqrt_pqN(N3, q019(prec), prec),
+                  claimed="5.6", compute=lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q019(prec), 1, prec),
+                  alternatives={"sigma(S) = sqrt(pqN) (count, not estimate)": lambda prec=DEFAULT_PREC: _sqrt_pqN(N3, q019(prec), prec),
                    "(0.16) bound 3/(1 - 1/lam)": lambda prec=DEFAULT_PREC: sigma_bound_003_0_16(2, prec)},
-                  "(0.19) makes (0.17) an equality, so sigma(T_bar) equals the (0.16) bound 6 exactly."))
+                  note="(0.19) makes (0.17) an equality, so sigma(T_bar) equals the (0.16) bound 6 exactly."))
     out.append(_E("003-s0.1-fold-8", P3, "§0.1 after (0.21)", "precision of RRT estimates had grown 8 fold",
-                  "sigma ratio", {"N": N3, "lam": 2}, "8",
-                  lambda prec=DEFAULT_PREC: _div(sigma_003_1_4(N3, F(1, 3), 1, prec),
+                  "sigma ratio", {"N": N3, "lam": 2}, claimed="8",
+                  compute=lambda prec=DEFAULT_PREC: _div(sigma_003_1_4(N3, F(1, 3), 1, prec),
                                                  sigma_003_1_4(N3, q019(prec), 1, prec), prec),
-                  {"printed 44.7 / printed 5.6": lambda prec=DEFAULT_PREC: Interval.exact(F("44.7") / F("5.6"))}))
+                  alternatives={"printed 44.7 / printed 5.6": lambda prec=DEFAULT_PREC: Interval.exact(F("44.7") / F("5.6"))}))
     for eq, which, q, side, claimed in (("0.26", "S", "0.333", 0, "198.9"), ("0.26", "S", "0.333", 1, "467.1"),
                                         ("0.27", "S_m", "0.333", 0, "198.6"), ("0.27", "S_m", "0.333", 1, "467.8"),
                                         ("0.28", "S", "0.033", 0, "16.05"), ("0.28", "S", "0.033", 1, "49.94"),
@@ -1124,35 +1124,35 @@ def _build_printed() -> list[dict]:
                 lambda prec=DEFAULT_PREC, w=which, s=side: _ci_with_sigma_T(N3, w, s, prec, F("44.7")))
         out.append(_E(f"003-s0.1-ci-{eq}-{'lo' if side == 0 else 'hi'}", P3, f"§0.1 ({eq})",
                       f"q = {q}: confidence interval of {which}, {'lower' if side == 0 else 'upper'} end = {claimed}",
-                      "ci", {"N": N3, "q": q, "which": which, "beta": 3}, claimed,
-                      lambda prec=DEFAULT_PREC, w=which, s=side, q=q: ci_003(N3, q, w, 3, prec)[s],
-                      alts, "mean -/+ 3 sigma with (0.22)-(0.25) as printed, at the printed q."))
+                      "ci", {"N": N3, "q": q, "which": which, "beta": 3}, claimed=claimed,
+                      compute=lambda prec=DEFAULT_PREC, w=which, s=side, q=q: ci_003(N3, q, w, 3, prec)[s],
+                      alternatives=alts, note="mean -/+ 3 sigma with (0.22)-(0.25) as printed, at the printed q."))
     out.append(_E("003-s1.1-sigma-6", P3, "§1.1 intro, (0.16)", "the deviation of the estimate is sigma = 6",
-                  "sigma", {"N": N3, "lam": 2}, "6", lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q019(prec), 1, prec),
-                  {"(0.16) bound": lambda prec=DEFAULT_PREC: sigma_bound_003_0_16(2, prec)}))
+                  "sigma", {"N": N3, "lam": 2}, claimed="6", compute=lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q019(prec), 1, prec),
+                  alternatives={"(0.16) bound": lambda prec=DEFAULT_PREC: sigma_bound_003_0_16(2, prec)}))
     out.append(_E("003-s1.1-err-18", P3, "§1.1 intro", "estimation error roughly 18 in either direction",
-                  "3 sigma", {"N": N3, "lam": 2}, "18",
-                  lambda prec=DEFAULT_PREC: _mul(sigma_003_1_4(N3, q019(prec), 1, prec), 3, prec)))
+                  "3 sigma", {"N": N3, "lam": 2}, claimed="18",
+                  compute=lambda prec=DEFAULT_PREC: _mul(sigma_003_1_4(N3, q019(prec), 1, prec), 3, prec)))
 
     def q123(prec=DEFAULT_PREC):
         return q_003_1_23(N3, 2, 16, prec)
     out.append(_E("003-s1.3-q-k16", P3, "§1.3 (1.23)", "N = 1000, lambda = 2, k = 16: q = 0.1668", "q",
-                  {"N": N3, "lam": 2, "k": 16}, "0.1668", q123))
+                  {"N": N3, "lam": 2, "k": 16}, claimed="0.1668", compute=q123))
     out.append(_E("003-s1.3-sigma-k16", P3, "§1.3 (1.24)", "k = 16, q = 0.1668: sigma = 4.42", "sigma",
-                  {"N": N3, "q": "0.1668", "k": 16}, "4.42",
-                  lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, "0.1668", 16, prec),
-                  {"at the certified (1.23) q": lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q123(prec), 16, prec)}))
+                  {"N": N3, "q": "0.1668", "k": 16}, claimed="4.42",
+                  compute=lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, "0.1668", 16, prec),
+                  alternatives={"at the certified (1.23) q": lambda prec=DEFAULT_PREC: sigma_003_1_4(N3, q123(prec), 16, prec)}))
     out.append(_E("003-s1.3-gain-25pct", P3, "§1.3 after (1.24)",
                   "we gain 25% precision increase by repeating randomization 16 times", "precision gain",
-                  {"N": N3, "lam": 2, "k": "1 -> 16"}, "25%",
-                  lambda prec=DEFAULT_PREC: _sub(_div(sigma_003_1_4(N3, q019(prec), 1, prec),
+                  {"N": N3, "lam": 2, "k": "1 -> 16"}, claimed="25%",
+                  compute=lambda prec=DEFAULT_PREC: _sub(_div(sigma_003_1_4(N3, q019(prec), 1, prec),
                                                       sigma_003_1_4(N3, q123(prec), 16, prec), prec),
                                                  Interval.exact(1)),
-                  {"1 - sigma16/sigma1": lambda prec=DEFAULT_PREC: _sub(Interval.exact(1), _div(
+                  alternatives={"1 - sigma16/sigma1": lambda prec=DEFAULT_PREC: _sub(Interval.exact(1), _div(
                       sigma_003_1_4(N3, q123(prec), 16, prec), sigma_003_1_4(N3, q019(prec), 1, prec), prec)),
                    "printed 5.6 / sigma16 - 1": lambda prec=DEFAULT_PREC: _sub(_div(
                        Interval.exact(F("5.6")), sigma_003_1_4(N3, q123(prec), 16, prec), prec), Interval.exact(1))},
-                  "gain = sigma(k=1)/sigma(k=16) - 1, sigma(k=1) from (1.4) at the (0.19) q."))
+                  note="gain = sigma(k=1)/sigma(k=16) - 1, sigma(k=1) from (1.4) at the (0.19) q."))
     return out
 
 

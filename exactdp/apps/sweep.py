@@ -432,7 +432,7 @@ def run_sweep(grid: Grid, store: Store, *, workers: int | None = None, scheduler
                "computed": 0, "ok": 0, "failed": 0, "interrupted": False}
     if todo:
         distributed = _import_distributed()
-        _compute(distributed, grid, store, todo, summary, workers, scheduler, progress)
+        _compute(distributed, grid, store, todo, summary, workers, scheduler=scheduler, progress=progress)
     final = store.statuses([p.key for p in grid.points])
     summary["stored_ok"] = sum(1 for s in final.values() if s == "ok")
     summary["stored_failed"] = sum(1 for s in final.values() if s == "failed")
@@ -460,7 +460,7 @@ class _LogProgress:
               flush=True)
 
 
-def _compute(distributed, grid, store, todo, summary, workers, scheduler, progress):
+def _compute(distributed, grid, store, todo, summary, workers, *, scheduler, progress):
     from tqdm import tqdm
     for name in ("distributed", "tornado", "bokeh"):
         logging.getLogger(name).setLevel(logging.ERROR)

@@ -91,7 +91,7 @@ class _Dist:
 class _Bracket:
     """One side (``ceil`` or ``floor``) of the dominance bracket."""
 
-    def __init__(self, groups, h: Fraction, kt: int, up: bool, bits: int, tol: float, max_length: int):
+    def __init__(self, groups, h: Fraction, kt: int, up: bool, bits: int, tol: float, *, max_length: int):
         self.S = 1 << bits
         self.kt = kt
         self.max_length = max_length
@@ -212,8 +212,8 @@ def lattice_tail(groups, *, h, threshold=0, inclusive: bool = False, bits: int =
         raise ParameterError(f"tol must be in [0, 1), got {tol}")
     groups = list(groups)
     kt = _threshold_index(Fraction(threshold), h, inclusive)
-    lo = _Bracket(groups, h, kt, False, bits, tol, max_length).run(groups)
-    hi = _Bracket(groups, h, kt, True, bits, tol, max_length).run(groups)
+    lo = _Bracket(groups, h, kt, False, bits, tol, max_length=max_length).run(groups)
+    hi = _Bracket(groups, h, kt, True, bits, tol, max_length=max_length).run(groups)
     S = 1 << bits
     return Interval(Fraction(lo.top, S), Fraction(S - hi.bottom, S))
 

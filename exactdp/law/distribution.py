@@ -36,6 +36,7 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from ..core import domains
+from ..core.cache import Cache
 from ..core.errors import CapacityError, DigitsNotMetError, ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..core.lam import exp_ball, exp_interval, lam_interval, parse_lam_eps
@@ -76,7 +77,8 @@ class PrivacyRatio:
     mechanism: Mechanism
     direction: str = "forward"
     pair: Pair | None = None
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    #: explicit memo of computed tail sums and enclosures (:class:`~exactdp.core.cache.Cache`)
+    cache: Cache = field(default_factory=Cache, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "N", domains.N.parse(self.N))
@@ -109,11 +111,11 @@ class PrivacyRatio:
 
     def _fast(self, thr: Threshold, tol: float):
         key = ("fast", thr.num, thr.den, tol)
-        r = self._cache.get(key)
+        r = self.cache.get(key)
         if r is None:
             from ..engine.fastkernel import fast_tail_sums  # numpy only when the float path runs
             r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol)
-            self._cache[key] = r
+            self.cache[key] = r
         return r
 
     def _rounding(self) -> float:
@@ -161,11 +163,11 @@ class PrivacyRatio:
         iv = None
         for attempt in range(6):
             key = ("exact", thr.num, thr.den, round(tol_log, 6), prec)
-            ts = self._cache.get(key)
+            ts = self.cache.get(key)
             if ts is None:
                 ts = tail_sums(self.mechanism, self.N, thr, prec=prec, tol=tolerance(tol_log),
                                progress=progress)
-                self._cache[key] = ts
+                self.cache[key] = ts
             iv = quantity(ts, fast=False)
             if meets_digits(iv, digits) or iv.upper == 0:
                 return iv
@@ -210,7 +212,7 @@ class PrivacyRatio:
             # the method the last query used (auto moves on when a search exceeds its
             # budget), else the first the pair supports
             from ..reductions.methods import supported
-            return self._cache.get("method") or (supported(self.pair) or ("none",))[0]
+            return self.cache.last_method or (supported(self.pair) or ("none",))[0]
         from ..engine.capacity import MAX_NODES, estimate_nodes
         # the float tree (``fast``) is ~30x cheaper per node: it keeps the tree 1000x longer
         limit = MAX_NODES * (1000 if fast else 1)
@@ -242,7 +244,7 @@ class PrivacyRatio:
                 "ex_above": "delta", "ex_below": "delta"}[s_kind]
         what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
         key = ("split", s_kind, x, eps, digits, excess)
-        if key not in self._cache:
+        if key not in self.cache:
             # a few digits (the inverse queries' certification asks up to 7): start at
             # 10^-(digits+4) and refine up to four times; more digits: start at 1e-8 and stop
             # as soon as the narrowing shows they are out of reach
@@ -271,8 +273,8 @@ class PrivacyRatio:
                 # at most 100 times finer per attempt (the light law's smoothness is
                 # proved at a resolution tied to tol), at least twice
                 tol = max(tol * 1e-2, min(float(iv.mid) * 10.0**(-digits) * 1e-3, tol / 2), 1e-30)
-            self._cache[key] = (iv, attempts, tol)
-        iv, attempts, tol = self._cache[key]
+            self.cache[key] = (iv, attempts, tol)
+        iv, attempts, tol = self.cache[key]
         return require_digits(iv, digits, what,
                               f"after {attempts} attempt(s) (truncation {tol:.0e}); the Fourier "
                               "strategy reaches a few digits: ask for fewer")
@@ -356,7 +358,7 @@ class PrivacyRatio:
             iv, used = pair_eta(self.pair, self.q, x, eps,
                                 inclusive=inclusive if r_above else not inclusive,
                                 digits=3 if fast else digits, method=meth, with_method=True)
-            self._cache["method"] = "+".join(used)
+            self.cache.last_method = "+".join(used)
         if not r_above:
             iv = Interval(1 - iv.upper, 1 - iv.lower)
         if fast:
@@ -366,10 +368,10 @@ class PrivacyRatio:
 
     def _pair_law(self) -> dict:
         """Exact law ``{R: P}`` of a general pair (coarse enumeration, capacity-checked)."""
-        if "law" not in self._cache:
+        if "law" not in self.cache:
             from ..reductions.pairs import law_of_R
-            self._cache["law"] = law_of_R(self.pair, self.q)
-        return self._cache["law"]
+            self.cache["law"] = law_of_R(self.pair, self.q)
+        return self.cache["law"]
 
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds,
                fallback=None):
@@ -419,7 +421,7 @@ class PrivacyRatio:
             iv, used = pair_delta(self.pair, self.q, lam, eps, digits=3 if method == "fast" else digits,
                                   method="auto" if method in ("exact", "fast") else method,
                                   with_method=True)
-            self._cache["method"] = "+".join(used)
+            self.cache.last_method = "+".join(used)
             if method == "fast":
                 return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12) + 1e-300,
                                 "fast estimate (coarse certified enclosure)")
@@ -508,7 +510,7 @@ class PrivacyRatio:
     def _reverse_moments(self, digits):
         digits = domains.DIGITS.parse(digits)
         key = ("revmom", digits)
-        if key not in self._cache:
+        if key not in self.cache:
             from ..engine.inverse_moments import inverse_moments
             a, b = inverse_moments(self.mechanism, self.N, prec=int(3.33 * digits) + 96,
                                    tol=10.0**(-digits - 4))
@@ -517,9 +519,9 @@ class PrivacyRatio:
             e2 = b.scale(s * s)
             v = Interval(max(e2.lower - m.upper**2, Fraction(0)), e2.upper - m.lower**2)
             what = f"reverse %s (N={self.N}, L={self.L}, q={self.q})"
-            self._cache[key] = (require_digits(m, digits, what % "mean"),
+            self.cache[key] = (require_digits(m, digits, what % "mean"),
                                 require_digits(v, digits, what % "variance"))
-        return self._cache[key]
+        return self.cache[key]
 
     def mean_inverse(self) -> Fraction:
         """Exact ``E[1/R]`` (reverse: ``E X / N``, 003 (2.15))."""

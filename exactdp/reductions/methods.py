@@ -13,7 +13,8 @@ exact      a coarse-type enumeration within capacity, or   :mod:`exactdp.reducti
            one effective column (polynomials)
 kernel     homogeneous base ``z^(N-1)``, ``k = 1``          :func:`exactdp.reductions.pairs.hom_eta`
 lattice    homogeneous base (eta): dominance bracket       :func:`exactdp.reductions.pairs.hom_eta`
-chernoff   homogeneous base (eta): ``[0, bound]``           :func:`exactdp.reductions.pairs.hom_eta`
+chernoff   homogeneous base or one minority (eta):         :func:`~exactdp.reductions.pairs.hom_eta`,
+           ``[0, bound]``                                 :func:`~exactdp.reductions.minority.minority_eta`
 kcopies    one homogeneous collection, ``k >= 1`` (eta)     :func:`exactdp.reductions.kcopies.kcopies_eta`
 twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
 minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
@@ -22,6 +23,13 @@ minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reduct
 000's pair and its reverse (any ``N``, ``L``) have their own faster strategies
 (the tree kernel and the large-N Fourier strategy); :func:`exactdp.from_pair`
 sends them there and every other pair here.
+
+``method`` is ``"auto"`` (every supported method, best first, each within a node
+budget), one name, or a tuple of names tried in that order (the conjecture checkers
+use this to state their own preferences); the first enclosure that runs is returned,
+or with ``refine=True`` the intersection of all that run.  The knobs ``tol``
+(per-node truncation, default from ``digits``), ``max_nodes`` and ``step`` (grid step
+of the lattice brackets) are the same for every method.
 
 >>> from exactdp.model.pair import Pair
 >>> P = Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1})
@@ -35,6 +43,7 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ..core import domains
@@ -43,8 +52,9 @@ from ..core.errors import CapacityError, ParameterError
 from ..core.interval import Interval
 from ..core.lam import exp_interval, parse_lam_eps
 from ..model.pair import Pair
+from .minority import one_minority
 
-__all__ = ["METHODS", "supported", "eta", "delta"]
+__all__ = ["METHODS", "Options", "supported", "eta", "delta"]
 
 #: Every method name, in the order ``"auto"`` tries them.
 METHODS = ("exact", "kernel", "kcopies", "twotype", "minority", "lattice", "chernoff")
@@ -60,7 +70,6 @@ AUTO_MAX_NODES = 2_000_000
 def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
     """The methods that apply to ``P`` for ``quantity`` (``"eta"`` or ``"delta"``), best first."""
     from .kcopies import kcopies
-    from .minority import one_minority
     from .twotype import MAX_N as TWOTYPE_MAX_N, distance_one
     if quantity not in ("eta", "delta"):
         raise ParameterError(f"quantity must be 'eta' or 'delta', got {quantity!r}")
@@ -79,7 +88,7 @@ def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
         if P.k == 1 and distance_one(P) is not None and P.N <= TWOTYPE_MAX_N:
             out.append("twotype")
         if one_minority(P) is not None:
-            out.append("minority")
+            out += ["minority", "chernoff"]
     return tuple(out)
 
 
@@ -87,29 +96,55 @@ def _tol(digits: int) -> float:
     return max(10.0 ** -(digits + 6), 1e-300)
 
 
-def _pick(P: Pair, quantity: str, method: str) -> list[str]:
+def _pick(P: Pair, quantity: str, method) -> list[str]:
     avail = supported(P, quantity)
     if method == "auto":
         if not avail:
             pairs.check_capacity(pairs.reduce_pair(P))      # raises with the sizes
             raise CapacityError(f"no certified method for {P.describe()}")
         return list(avail)
-    if method not in METHODS:
-        raise ParameterError(f"method must be 'auto' or one of {', '.join(METHODS)}, got {method!r}")
-    if method not in avail:
-        raise ParameterError(f"method {method!r} does not apply to {P.describe()} for {quantity}; "
-                             f"it supports: {', '.join(avail) or 'none'}")
-    return [method]
+    names = (method,) if isinstance(method, str) else tuple(method)
+    if not names:
+        raise ParameterError("method must be 'auto', a method name or a non-empty tuple of names")
+    for name in names:
+        if name not in METHODS:
+            raise ParameterError(f"method must be 'auto' or one of {', '.join(METHODS)}, got {name!r}")
+        if name not in avail:
+            raise ParameterError(f"method {name!r} does not apply to {P.describe()} for {quantity}; "
+                                 f"it supports: {', '.join(avail) or 'none'}")
+    return list(names)
 
 
-def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int,
-            max_nodes: int | None = None) -> Interval:
-    tol = _tol(digits)
+@dataclass(frozen=True)
+class Options:
+    """The knobs every method shares: per-node truncation ``tol``, node budget
+    ``max_nodes`` (``None``: unlimited) and lattice grid ``step``."""
+    tol: float
+    max_nodes: int | None
+    step: Fraction
+
+
+def _options(method, digits: int, tol, max_nodes, step) -> Options:
+    if tol is None:
+        tol = _tol(digits)
+    elif not (isinstance(tol, (int, float)) and 0 < tol < 1):
+        raise ParameterError(f"tol must be a number in (0, 1), got {tol!r}")
+    if max_nodes is None and method == "auto":
+        max_nodes = AUTO_MAX_NODES
+    step = LATTICE_STEP if step is None else domains.to_fraction(step, "step")
+    if step <= 0:
+        raise ParameterError(f"step must be a positive rational, got {step}")
+    return Options(float(tol), max_nodes, step)
+
+
+def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: Options) -> Interval:
+    tol, max_nodes = opt.tol, opt.max_nodes
     if name == "exact":
         return Interval.exact(pairs.eta_exact(P, q, lam, eps, inclusive))
-    if name in ("kernel", "lattice", "chernoff"):
+    homogeneous = name in ("kernel", "lattice") or (name == "chernoff" and one_minority(P) is None)
+    if homogeneous:
         kw = {"tol": tol, "max_nodes": max_nodes} if name == "kernel" else {
-            "method": name, "h": LATTICE_STEP if name == "lattice" else None}
+            "method": name, "h": opt.step if name == "lattice" else None}
         return pairs.hom_eta(pairs.HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
     if name == "kcopies":
         from .kcopies import kcopies_eta
@@ -118,46 +153,67 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: 
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
-        a = _eta_by(name, P, q, e.upper, None, False, digits, max_nodes)
-        b = _eta_by(name, P, q, e.lower, None, False, digits, max_nodes)
+        a = _eta_by(name, P, q, e.upper, None, False, opt=opt)
+        b = _eta_by(name, P, q, e.lower, None, False, opt=opt)
         return Interval(a.lower, max(a.lower, b.upper))
     if name == "twotype":
         from .twotype import twotype_eta
         return twotype_eta(P, q, lam, inclusive=inclusive, tol=max(tol, 1e-20),
                            mass_tol=max(tol, 1e-20), max_nodes=max_nodes)
     from .minority import minority_eta
-    return minority_eta(P, q, lam, inclusive=inclusive, h=LATTICE_STEP)
+    if name == "chernoff":
+        return minority_eta(P, q, lam, inclusive=inclusive, method="chernoff")
+    return minority_eta(P, q, lam, inclusive=inclusive, h=opt.step)
+
+
+def _delta_exact(P: Pair, q: Fraction, lam, eps) -> Interval:
+    """The exact rational delta, enclosed over the ball of ``e^eps`` when ``eps`` is given
+    (delta decreases in lam)."""
+    if lam is None:
+        e = exp_interval(eps)
+        return Interval(pairs.delta_exact(P, q, e.upper), pairs.delta_exact(P, q, e.lower))
+    return Interval.exact(pairs.delta_exact(P, q, lam))
 
 
 def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
-        method: str = "auto", refine: bool = False, with_method: bool = False):
+        method="auto", refine: bool = False, with_method: bool = False,
+        tol: float | None = None, max_nodes: int | None = None, step=None):
     """Certified ``eta`` of any pair by ``method`` (``"auto"``: the first supported
-    method that runs within :data:`AUTO_MAX_NODES`; ``refine=True`` intersects every
-    supported method's enclosure).  ``with_method=True`` returns ``(interval, names)``
-    with the names of the methods whose enclosures it is."""
+    method that runs within :data:`AUTO_MAX_NODES`; a name; or a tuple of names tried
+    in order; ``refine=True`` intersects every listed method's enclosure).
+    ``with_method=True`` returns ``(interval, names)`` with the names of the methods
+    whose enclosures it is.
+
+    >>> P = Pair.homogeneous(200, 3, 0, 0, 7)          # 000's pair, N = 200, L = 3
+    >>> iv = eta(P, "1/4", lam=2, tol=1e-20)
+    >>> from exactdp import from_randomized_response
+    >>> iv.overlaps(from_randomized_response(200, 3, "1/4").eta(lam=2)), iv.width < Fraction(1, 10**12)
+    (True, True)
+    """
     q = Fraction(domains.Q.parse(q))
     lam, eps = parse_lam_eps(lam, eps)
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "eta", method)
-    budget = AUTO_MAX_NODES if method == "auto" else None
-    return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, digits, budget),
+    opt = _options(method, digits, tol, max_nodes, step)
+    return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, opt=opt),
                 refine, with_method)
 
 
-def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method: str = "auto",
-          refine: bool = False, with_method: bool = False):
+def delta(P: Pair, q, lam=None, eps=None, *, digits: int = 20, method="auto",
+          refine: bool = False, with_method: bool = False,
+          tol: float | None = None, max_nodes: int | None = None):
     """Certified ``delta`` of any pair (methods ``exact`` and ``kernel``; see :func:`eta`)."""
     q = Fraction(domains.Q.parse(q))
     lam, eps = parse_lam_eps(lam, eps)
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "delta", method)
-    budget = AUTO_MAX_NODES if method == "auto" else None
+    opt = _options(method, digits, tol, max_nodes, None)
 
     def by(name):
         if name == "exact":
-            return pairs.delta(P, q, lam, eps)
-        return pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=_tol(digits),
-                               max_nodes=budget)
+            return _delta_exact(P, q, lam, eps)
+        return pairs.hom_delta(pairs.HomogeneousPair.of(P), q, lam, eps, tol=opt.tol,
+                               max_nodes=opt.max_nodes)
     return _run(P, names, by, refine, with_method)
 
 

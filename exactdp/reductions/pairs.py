@@ -72,7 +72,7 @@ from ..model.pair import Pair, bits_of, canonical_pair, reverse_canonical_pair, 
 
 __all__ = [
     "Pair", "HomogeneousPair", "Reduced", "reduce_pair", "canonical_key", "enumerate_pairs",
-    "law_of_R", "eta_exact", "delta_exact", "eta", "delta", "canonical_pair", "reverse_canonical_pair",
+    "law_of_R", "eta_exact", "delta_exact", "route", "canonical_pair", "reverse_canonical_pair",
     "exp_interval", "gt_exp", "MAX_COARSE_HISTOGRAMS", "weight", "bits_of", "type_of",
 ]
 
@@ -436,7 +436,7 @@ def _orient(Ws, pis) -> int:
     return 1 if Ws[-1] - mean >= mean - Ws[0] else -1
 
 
-def _tail(Ws, pis, n, t, prec, tol, sign=1, max_nodes=None):
+def _tail(Ws, pis, n, t, prec, tol, *, sign=1, max_nodes=None):
     """Certified ``TailSums`` of ``sign * Z`` with ``Z = sum_c T_c W_c``
     (``T ~ MN(n, pis)``) around ``sign * t``, or ``(None, Z)`` when Z is
     deterministic (one category or n = 0)."""
@@ -450,7 +450,7 @@ def _tail(Ws, pis, n, t, prec, tol, sign=1, max_nodes=None):
     return tail_sums(law, n, thr, prec=prec, tol=tol, max_nodes=max_nodes), None
 
 
-def split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: int, changed: bool):
+def split_blocks(b: int, c: int, e: int, q: Fraction, lam: Fraction, n_base: int, *, changed: bool):
     """Independent blocks of ``Z`` (integer weights as in :func:`_hom_categories`).
 
     A user with ``j`` ones among the ``c`` columns of ``x_m \\ x``, ``i`` among
@@ -488,11 +488,11 @@ def _mixed(H: HomogeneousPair) -> bool:
 
 
 def _split_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
-                   prec: int, tol: float, max_nodes=None) -> Interval:
+                   prec: int, tol: float, *, max_nodes=None) -> Interval:
     """``P[Z > 0]`` over all ``N`` users (the changed one included) by
     :func:`~exactdp.engine.kernel.block_tail_sums`: ``b + c`` conditioning steps
     instead of ``(b + 1)(c + 1) - 1`` merged categories."""
-    blocks = split_blocks(H.b, H.c, H.e, q, lam, H.N - 1, True)
+    blocks = split_blocks(H.b, H.c, H.e, q, lam, H.N - 1, changed=True)
     ts = block_tail_sums(blocks, Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol,
                          max_nodes=max_nodes)
     return ts.p_above(inclusive)
@@ -510,7 +510,7 @@ HOM_ETA_METHODS = ("kernel", "lattice", "chernoff")
 
 
 def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool,
-                 prec: int, tol: float, max_nodes=None, method: str = "kernel", h=None) -> Interval:
+                 prec: int, tol: float, *, max_nodes=None, method: str = "kernel", h=None) -> Interval:
     if H.b == H.c == 0:                     # x == x_m: R = 1
         return Interval.exact(1 if (lam < 1 or (inclusive and lam == 1)) else 0)
     if method == "lattice":
@@ -518,14 +518,14 @@ def _hom_eta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, inclusive: bool
     if method == "chernoff":
         return Interval(Fraction(0), chernoff_upper(_lattice_groups(H, q, lam)))
     if _mixed(H):
-        return _split_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes)
+        return _split_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes=max_nodes)
     Ws, pi0, pio, _ = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
     lo = hi = Fraction(0)
     for W, po in zip(Ws, pio):
         if po == 0:
             continue
-        ts, det = _tail(Ws, pi0, H.N - 1, -W, prec, tol, sign, max_nodes)
+        ts, det = _tail(Ws, pi0, H.N - 1, -W, prec, tol, sign=sign, max_nodes=max_nodes)
         if ts is None:
             v = 1 if (det > -W or (inclusive and det == -W)) else 0
             lo += po * v
@@ -542,14 +542,14 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
     if H.b == H.c == 0:
         return Interval.exact(max(Fraction(0), 1 - lam))
     if _mixed(H):
-        ts = block_tail_sums(split_blocks(H.b, H.c, H.e, q, lam, H.N, False),
+        ts = block_tail_sums(split_blocks(H.b, H.c, H.e, q, lam, H.N, changed=False),
                              Threshold.from_fraction(Fraction(0), prec), prec=prec, tol=tol,
                              max_nodes=max_nodes)
         scale = uv_weights(H.b, H.c, H.e, q, lam)[2]
         return ts.excess_above().scale(Fraction(1, H.N * scale))
     Ws, pi0, _, scale = _hom_categories(H.b, H.c, H.e, q, lam)
     sign = _orient(Ws, pi0)
-    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign, max_nodes)
+    ts, det = _tail(Ws, pi0, H.N, 0, prec, tol, sign=sign, max_nodes=max_nodes)
     if ts is None:
         return Interval.exact(Fraction(max(det, 0), H.N * scale))
     ex = ts.excess_above() if sign > 0 else ts.excess_below()
@@ -557,7 +557,7 @@ def _hom_delta_lam(H: HomogeneousPair, q: Fraction, lam: Fraction, prec: int, to
 
 
 def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
-            prec: int = 160, tol: float = 1e-40, max_nodes: int | None = None,
+            prec: int = 160, *, tol: float = 1e-40, max_nodes: int | None = None,
             method: str = "kernel", h=None) -> Interval:
     """Certified eta of a homogeneous-base pair (any N) by the linear statistic.
 
@@ -600,17 +600,17 @@ def hom_eta(H: HomogeneousPair, q, lam=None, eps=None, inclusive: bool = False,
     lam, eps = parse_lam_eps(lam, eps)
     kw = dict(method=method, h=h)
     if lam is not None:
-        return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes, **kw)
+        return _hom_eta_lam(H, q, lam, inclusive, prec, tol, max_nodes=max_nodes, **kw)
     if eps == 0:
-        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol, max_nodes, **kw)
+        return _hom_eta_lam(H, q, Fraction(1), False, prec, tol, max_nodes=max_nodes, **kw)
     e = exp_interval(eps, prec + 96)           # e^eps in (lo, hi); no tie possible
-    a = _hom_eta_lam(H, q, e.upper, False, prec, tol, max_nodes, **kw)
-    b = _hom_eta_lam(H, q, e.lower, False, prec, tol, max_nodes, **kw)
+    a = _hom_eta_lam(H, q, e.upper, False, prec, tol, max_nodes=max_nodes, **kw)
+    b = _hom_eta_lam(H, q, e.lower, False, prec, tol, max_nodes=max_nodes, **kw)
     return Interval(a.lower, max(a.lower, b.upper))
 
 
 def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: float = 1e-40,
-              max_nodes: int | None = None) -> Interval:
+              *, max_nodes: int | None = None) -> Interval:
     """Certified delta of a homogeneous-base pair: ``E_{0^N}[Z+] / N`` (``max_nodes``
     bounds each kernel search: :class:`~exactdp.core.errors.CapacityError` beyond it)."""
     q = Fraction(domains.Q.parse(q))
@@ -625,8 +625,10 @@ def hom_delta(H: HomogeneousPair, q, lam=None, eps=None, prec: int = 160, tol: f
 
 # ----------------------------------------------------------------------------- dispatch
 def route(P: Pair) -> str:
-    """Which method :func:`eta` uses: ``exact`` (coarse enumeration), ``l1``
-    (polynomials), ``kernel`` (homogeneous base, certified) or ``none``."""
+    """How ``P`` reduces: ``exact`` (coarse enumeration within capacity), ``l1``
+    (polynomials), ``kernel`` (homogeneous base, certified) or ``none``.  The one
+    dispatcher over these and the other strategies is
+    :mod:`exactdp.reductions.methods`."""
     red = reduce_pair(P)
     if red.x == red.x_m or (len(red.sizes) == 1 and red.sizes[0] == 1):
         return "l1" if red.x != red.x_m else "exact"
@@ -638,40 +640,6 @@ def route(P: Pair) -> str:
     if red.is_homogeneous_base() and P.k == 1:
         return "kernel"
     return "none"
-
-
-def eta(P: Pair, q, lam=None, eps=None, inclusive: bool = False, **kw) -> Interval:
-    """Certified ``eta`` of any pair: exact (a degenerate interval) when it can be
-    enumerated, certified by the kernel for homogeneous bases of any size.
-
-    >>> P = Pair.homogeneous(200, 3, 0, 0, 7)          # 000's pair, N = 200, L = 3
-    >>> iv = eta(P, "1/4", lam=2, tol=1e-20)
-    >>> from exactdp import from_randomized_response
-    >>> iv.overlaps(from_randomized_response(200, 3, "1/4").eta(lam=2)), iv.width < Fraction(1, 10**12)
-    (True, True)
-    """
-    rt = route(P)
-    if rt in ("exact", "l1"):
-        return Interval.exact(eta_exact(P, q, lam, eps, inclusive))
-    if rt == "kernel":
-        return hom_eta(HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
-    check_capacity(reduce_pair(P))
-    raise AssertionError("unreachable")
-
-
-def delta(P: Pair, q, lam=None, eps=None, **kw) -> Interval:
-    """Certified ``delta`` of any pair (see :func:`eta`)."""
-    rt = route(P)
-    if rt in ("exact", "l1"):
-        if lam is None:
-            lam_, eps_ = parse_lam_eps(lam, eps)
-            e = exp_interval(eps_)
-            return Interval(delta_exact(P, q, e.upper), delta_exact(P, q, e.lower))
-        return Interval.exact(delta_exact(P, q, lam))
-    if rt == "kernel":
-        return hom_delta(HomogeneousPair.of(P), q, lam, eps, **kw)
-    check_capacity(reduce_pair(P))
-    raise AssertionError("unreachable")
 
 
 # ----------------------------------------------------------------------------- enumeration

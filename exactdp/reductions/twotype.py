@@ -195,7 +195,7 @@ def twotype_eta(P: Pair, q, lam, *, inclusive: bool = False, tol: float = 1e-12,
                 om[0] = Fraction(cs[m], N - m) * beta[0]
             if m > 0:
                 om[1] = Fraction(cs[m - 1], m) * beta[1]
-            groups = [(split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], c == g), om[g] / scales[g])
+            groups = [(split_blocks(red.b, red.c, red.e, q, lams[g], sizes[g], changed=c == g), om[g] / scales[g])
                       for g in (0, 1) if sizes[g] > 0 or c == g]
             w = Fraction(cs[j], T) * ps(c, red.xm_s)
             cond = _conditional(groups, thr, inclusive, prec, tol, max_nodes)

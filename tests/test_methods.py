@@ -1,0 +1,68 @@
+"""The one dispatcher for general pairs (exactdp.reductions.methods): names, tuples of
+names, the shared knobs (tol, max_nodes, step), and agreement with the exact rationals."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from exactdp.core.errors import ParameterError
+from exactdp.model.pair import Pair
+from exactdp.reductions import methods, pairs
+
+
+def _minority_pair():
+    # base 0^(N-2) + y with y = 111, changed user 000 -> 110 (L = 3, N = 12): small enough to enumerate
+    return Pair(3, ((0, 10), (7, 1)), 0, 6)
+
+
+def test_tuple_of_names_tries_in_order():
+    P = Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1})
+    iv, used = methods.eta(P, "1/4", lam=2, method=("kernel", "exact"), with_method=True)
+    assert used == ("kernel",)
+    exact = methods.eta(P, "1/4", lam=2, method="exact")
+    assert exact.is_exact and iv.contains(exact.lower)
+    both, used = methods.eta(P, "1/4", lam=2, method=("kernel", "exact"), refine=True, with_method=True)
+    assert used == ("kernel", "exact") and both == exact
+
+
+def test_chernoff_applies_to_one_minority_bases():
+    P = _minority_pair()
+    avail = methods.supported(P, "eta")
+    assert "minority" in avail and "chernoff" in avail
+    ch = methods.eta(P, "1/4", lam=2, method="chernoff")
+    assert ch.lower == 0 and 0 < ch.upper <= 1
+    lat = methods.eta(P, "1/4", lam=2, method="minority", step="1/16")
+    assert lat.upper <= ch.upper or lat.overlaps(ch)
+    ex = pairs.eta_exact(P, Fraction(1, 4), 2)
+    assert ch.contains(ex) and lat.contains(ex)
+
+
+def test_tol_and_max_nodes_reach_the_kernel():
+    P = pairs.canonical_pair(300, 3)
+    coarse = methods.eta(P, "1/4", lam=2, method="kernel", tol=1e-6)
+    fine = methods.eta(P, "1/4", lam=2, method="kernel", tol=1e-24)
+    assert fine.width < coarse.width and coarse.contains(fine.lower) and coarse.contains(fine.upper)
+    from exactdp.core.errors import CapacityError
+    with pytest.raises(CapacityError):
+        methods.eta(P, "1/4", lam=2, method="kernel", tol=1e-24, max_nodes=2)
+
+
+@pytest.mark.parametrize("kw, word", [
+    ({"method": ()}, "method"), ({"method": ("exact", "nope")}, "method"),
+    ({"tol": 0}, "tol"), ({"tol": 2.0}, "tol"), ({"step": "-1/4"}, "step"),
+])
+def test_bad_options_name_the_parameter(kw, word):
+    P = Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1})
+    with pytest.raises(ParameterError, match=word):
+        methods.eta(P, "1/4", lam=2, **kw)
+
+
+def test_delta_exact_encloses_over_eps_ball():
+    P = Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1})
+    iv = methods.delta(P, "1/4", eps=Fraction(1, 2))
+    assert not iv.is_exact and iv.width < Fraction(1, 10**20)
+    lo = pairs.delta_exact(P, Fraction(1, 4), Fraction(165, 100))    # e^0.5 = 1.6487... < 1.65
+    hi = pairs.delta_exact(P, Fraction(1, 4), Fraction(164, 100))
+    assert lo <= iv.lower <= iv.upper <= hi
