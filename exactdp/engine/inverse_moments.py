@@ -15,7 +15,8 @@ weight).  With ``M_k = E[(Z - mu)^k]`` (exact central moments of a sum of
 ``1/(1+t)`` and ``h`` are positive and decreasing on ``t > -1``, so each
 remainder lies between ``M_K/mu^K`` times their values at ``t_max`` and
 ``t_min``: a rigorous enclosure.  A subtree is expanded only when its
-remainder's width (times its mass) exceeds the tolerance.
+remainder's width (times its mass) exceeds the tolerance: the remainder
+classifier of the one search, :func:`exactdp.engine.search.walk`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from fractions import Fraction
 from flint import arb, ctx, fmpq
 
 from ..core.interval import Interval, arb_to_interval
-from .kernel import BinomialRows, level_data, positive_part
+from ..core.errors import CapacityError
+from .kernel import BinomialRows, level_data
+from .search import Schedule, walk
 
 __all__ = ["inverse_moments"]
 
@@ -58,6 +61,94 @@ def _central_from_cumulants(kap, K):
     return M
 
 
+class _TaylorStatistic:
+    """The *remainder* classifier of :func:`exactdp.engine.search.walk` for ``E[1/Z]``,
+    ``E[1/Z^2]`` (module doc): a node is settled when its Taylor remainder, times its
+    mass, is below ``tol_a``; the state is the partial sum ``Zs``; the accumulators are
+    ``m1``, ``m2`` and the upper-only slack ``d_m1``, ``d_m2`` of dropped mass."""
+
+    def __init__(self, W, rows, kaps, mu_arb, K, tol_a):
+        self.W, self.rows, self.kaps, self.mu_arb, self.K, self.tol_a = W, rows, kaps, mu_arb, K, tol_a
+        L = len(W) - 1
+        self.schedule = Schedule([L], [(0, l) for l in range(L, 0, -1)])
+        self.lev = [lv[0] for lv in self.schedule.levels]
+
+    def row(self, t, l, m):
+        return self.rows[l].row(m)
+
+    def _exact(self, acc, z, P):
+        acc.m1 += P / z
+        acc.m2 += P / (z * z)
+
+    def point(self, acc, ms, Zs, P):
+        self._exact(acc, arb(Zs + ms[0] * self.W[0]), P)
+
+    def settle(self, acc, s, ms, Zs, P) -> bool:
+        l, m, W, K = self.lev[s], ms[0], self.W, self.K
+        zmin = Zs + m * W[0]
+        if m == 0 or l == 0:
+            self._exact(acc, arb(zmin), P)
+            return True
+        mu = arb(Zs) + m * self.mu_arb[l]
+        kap = [None, arb(0)] + [m * self.kaps[l][j] for j in range(2, K + 1)]
+        M = _central_from_cumulants(kap, K)      # in units of W_l
+        mu_u = mu / W[l]
+        tmin = arb(zmin) / mu - 1
+        tmax = arb(Zs + m * W[l]) / mu - 1
+        # series parts
+        s1 = arb(0)
+        s2 = arb(0)
+        mupow = arb(1)
+        for k in range(K):
+            term = M[k] / mupow          # E[t^k], scale-free
+            if k % 2:
+                s1 -= term
+                s2 -= (k + 1) * term
+            else:
+                s1 += term
+                s2 += (k + 1) * term
+            mupow *= mu_u
+        EtK = M[K] / mupow
+        r1 = EtK * (1 / (1 + tmax)).union(1 / (1 + tmin))
+        h = lambda t: (K + 1 + K * t) / ((1 + t) * (1 + t))  # noqa: E731
+        r2 = EtK * h(tmax).union(h(tmin))
+        wid = P * (r1.rad() / mu + r2.rad() / (mu * mu) * mu)
+        if wid < self.tol_a:
+            acc.m1 += P * (s1 + r1) / mu
+            acc.m2 += P * (s2 + r2) / (mu * mu)
+            return True
+        return False
+
+    def split(self, acc, s, ms, Zs, P, row):
+        l, m = self.lev[s], ms[0]
+        return 0, m, (Zs, l, m, Zs + m * self.W[0])
+
+    def points(self, acc, nd, P, row, first, last) -> bool:
+        Zs, l, m, zmin = nd
+        if l != 1:
+            return False
+        # leaf: sum the binomial explicitly over its window
+        d = self.W[1] - self.W[0]
+        for t in range(row.ka, row.kb + 1):
+            self._exact(acc, arb(zmin + t * d), P * row.pmf[t - row.ka])
+        self.drop(acc, nd, P * (row.tail_left + row.tail_right))
+        return True
+
+    def drop(self, acc, nd, mass):
+        z = arb(nd[3])
+        acc.d_m1 += mass / z
+        acc.d_m2 += mass / (z * z)
+
+    def drop_child(self, acc, nd, t, cm):
+        Zs, l, m = nd[0], nd[1], nd[2]
+        zlo = arb(Zs + t * self.W[l] + (m - t) * self.W[0])
+        acc.d_m1 += cm / zlo
+        acc.d_m2 += cm / (zlo * zlo)
+
+    def child(self, nd, t):
+        return nd[0] + t * self.W[nd[1]]
+
+
 def inverse_moments(mech, n: int, *, prec: int = 192, tol: float = 1e-40, K: int = 32,
                     max_nodes: int = 3_000_000):
     """Certified ``(E[1/Z], E[1/Z^2])`` for ``Z = sum T_l W_l``, ``T ~ MN(n, pi0)``.
@@ -88,83 +179,13 @@ def inverse_moments(mech, n: int, *, prec: int = 192, tol: float = 1e-40, K: int
         mu_arb = [arb(fmpq(x.numerator, x.denominator)) for x in mu_l]
         # tolerances are relative to the scale 1/E[Z] of the answer
         ref = 1 / (arb(n) * mu_arb[L])
-        tol_a = arb(tol) * ref
-        tol_m = arb(tol)
-        acc1 = arb(0)
-        acc2 = arb(0)
-        extra1 = arb(0)   # upper-only slack (dropped mass)
-        extra2 = arb(0)
-        nodes = 0
-        stack = [(L, n, 0, arb(1))]
-        while stack:
-            l, m, Zs, P = stack.pop()
-            nodes += 1
-            if nodes > max_nodes:
-                from ..core.errors import CapacityError
-                raise CapacityError(f"reverse moments: more than {max_nodes} tree nodes for "
-                                    f"N={n}, L={L}; ask for fewer digits")
-            zmin = Zs + m * W[0]
-            if m == 0 or l == 0:
-                z = arb(zmin)
-                acc1 += P / z
-                acc2 += P / (z * z)
-                continue
-            mu = arb(Zs) + m * mu_arb[l]
-            kap = [None, arb(0)] + [m * kaps[l][j] for j in range(2, K + 1)]
-            M = _central_from_cumulants(kap, K)      # in units of W_l
-            mu_u = mu / W[l]
-            tmin = arb(zmin) / mu - 1
-            tmax = arb(Zs + m * W[l]) / mu - 1
-            # series parts
-            s1 = arb(0)
-            s2 = arb(0)
-            mupow = arb(1)
-            for k in range(K):
-                term = M[k] / mupow          # E[t^k], scale-free
-                if k % 2:
-                    s1 -= term
-                    s2 -= (k + 1) * term
-                else:
-                    s1 += term
-                    s2 += (k + 1) * term
-                mupow *= mu_u
-            EtK = M[K] / mupow
-            r1 = EtK * (1 / (1 + tmax)).union(1 / (1 + tmin))
-            h = lambda t: (K + 1 + K * t) / ((1 + t) * (1 + t))  # noqa: E731
-            r2 = EtK * h(tmax).union(h(tmin))
-            c1 = (s1 + r1) / mu
-            c2 = (s2 + r2) / (mu * mu)
-            wid = P * (r1.rad() / mu + r2.rad() / (mu * mu) * mu)
-            if wid < tol_a:
-                acc1 += P * c1
-                acc2 += P * c2
-                continue
-            if l == 1:
-                # leaf: sum the binomial explicitly over its window
-                row = rows[1].row(m)
-                d = W[1] - W[0]
-                for t in range(row.ka, row.kb + 1):
-                    z = arb(zmin + t * d)
-                    pm = P * row.pmf[t - row.ka]
-                    acc1 += pm / z
-                    acc2 += pm / (z * z)
-                out = P * (row.tail_left + row.tail_right)
-                extra1 += out / arb(zmin)
-                extra2 += out / (arb(zmin) * arb(zmin))
-                continue
-            row = rows[l].row(m)
-            out = P * (row.tail_left + row.tail_right)
-            extra1 += out / arb(zmin)
-            extra2 += out / (arb(zmin) * arb(zmin))
-            for t in range(row.ka, row.kb + 1):
-                cm = P * row.pmf[t - row.ka]
-                czs = Zs + t * W[l]
-                if cm < tol_m:
-                    zlo = arb(czs + (m - t) * W[0])
-                    extra1 += cm / zlo
-                    extra2 += cm / (zlo * zlo)
-                else:
-                    stack.append((l - 1, m - t, czs, cm))
+        stat = _TaylorStatistic(W, rows, kaps, mu_arb, K, arb(tol) * ref)
+        try:
+            acc = walk(stat, (n,), 0, tol=tol, max_nodes=max_nodes, what="reverse moments")
+        except CapacityError:
+            raise CapacityError(f"reverse moments: more than {max_nodes} tree nodes for "
+                                f"N={n}, L={L}; ask for fewer digits") from None
+        acc1, acc2, extra1, extra2 = acc.m1, acc.m2, acc.d_m1, acc.d_m2
         a = arb_to_interval(acc1)
         b = arb_to_interval(acc2)
         e1 = arb_to_interval(extra1).upper

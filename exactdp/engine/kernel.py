@@ -37,10 +37,11 @@ from fractions import Fraction
 
 from flint import arb, ctx, fmpq
 
-from ..core.errors import CapacityError, PrecisionError
+from ..core.errors import PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..core.lam import exp_ball
-from ..model.mechanism import Mechanism
+from ..model.mechanism import Mechanism  # noqa: F401  (the doctests use it)
+from .search import Schedule, walk
 
 __all__ = ["Threshold", "TailSums", "tail_sums", "Block", "Mixture", "block_tail_sums", "BinomialRows",
            "lam_threshold"]
@@ -412,24 +413,6 @@ def positive_part(x):
     return arb(0).union(x.upper())
 
 
-def _take_split(P, up, lo, up_P, up_X, lo_P, lo_X):
-    """Add the parts of a node that :func:`_split_node` classified wholly
-    above (``up``) or below (``lo``), as ``(mass, excess)``, weighted by ``P``."""
-    if up is not None:
-        up_P += P * up[0]
-        up_X += P * up[1]
-    if lo is not None:
-        lo_P += P * lo[0]
-        lo_X += P * lo[1]
-    return up_P, up_X, lo_P, lo_X
-
-
-def _drop(dm, zlo, zhi, tb_, d_P, d_E, d_up, d_lo):
-    """Account for mass ``dm`` not expanded whose Z lies in ``[zlo, zhi]``:
-    its mass, a bound on its mean and on its excess above / below ``tb_``."""
-    return d_P + dm, d_E + dm * zhi, d_up + dm * positive_part(zhi - tb_), d_lo + dm * positive_part(tb_ - zlo)
-
-
 # --------------------------------------------------------------------------- accumulators
 @dataclass
 class TailSums:
@@ -556,22 +539,6 @@ def _split_node(row, m, above, below, cbase, slope, tb_):
     return up, lo, t_first, t_last
 
 
-def _window(row, t_first, t_last):
-    """The straddling values the row holds, ``[lo_w, hi_w]`` (empty when
-    ``lo_w > hi_w``), and a ball bounding the mass of those it does not hold
-    (``None`` when there are none)."""
-    lo_w = max(t_first, row.ka)
-    hi_w = min(t_last, row.kb)
-    if lo_w > hi_w:
-        return lo_w, hi_w, row.tail_left + row.tail_right
-    outside = None
-    if t_first < row.ka:
-        outside = row.tail_left
-    if t_last > row.kb:
-        outside = row.tail_right if outside is None else outside + row.tail_right
-    return lo_w, hi_w, outside
-
-
 def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
               tol: float = 1e-40, max_nodes: int | None = None, progress=None) -> TailSums:
     """Certified tail sums of ``Z = sum_l T_l W_l``, ``T ~ MN(n, pi0)``, around ``tau``.
@@ -602,104 +569,11 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     W = tuple(mech.weights)
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
-    theta, mu = level_data(mech)
-    mn = [min(W[: l + 1]) for l in range(L + 1)]      # range of one free user, categories 0..l
-    mx = [max(W[: l + 1]) for l in range(L + 1)]
-    P_, Q_ = tau.num, tau.den
-    # (Z - tau)+ <= Z bounds a pruned child's excess when Z >= 0 and tau >= 0
-    excess_le_z = mn[L] >= 0 and P_ >= 0
-    row_tol = tol * 1e-6
+    unit = _Unit(tuple(mech.pi0), W, W, [Fraction(w) for w in W])
+    stat = LinearStatistic([unit], [(0, l) for l in range(L, 0, -1)], 0, tau, prec=prec, tol=tol)
     with ctx.workprec(prec):
-        rows = [None] + [BinomialRows(theta[l], prec, row_tol) for l in range(1, L + 1)]
-        mu_arb = [arb(fmpq(x.numerator, x.denominator)) for x in mu]
-        W_arb = [arb(w) for w in W]
-        # E[Z | T_l = t] = cbase + slope_l t with slope_l = W_l - mu_{l-1} (one ball per level)
-        slopes = [None] + [W_arb[l] - mu_arb[l - 1] for l in range(1, L + 1)]
-        tb_ = tau.ball
-        zero = arb(0)
-        up_P = up_X = eq_P = lo_P = lo_X = zero
-        d_P = d_E = d_up = d_lo = zero
-        tol_arb = arb(tol)
-        nodes = leaves = 0
-        stack = [(L, n, 0, arb(1))]
-        last_report = t0
-        while stack:
-            l, m, Zs, P = stack.pop()
-            nodes += 1
-            if max_nodes is not None and nodes > max_nodes:
-                raise CapacityError(f"tail_sums: more than {max_nodes} nodes; "
-                                    "use method='fast' or fewer digits")
-            if progress is not None and (nodes & 0x3FFF) == 0:
-                now = time.perf_counter()
-                if now - last_report > 0.5:
-                    progress(nodes, d_P)
-                    last_report = now
-            if (Zs + m * mn[l]) * Q_ > P_:             # wholly above
-                up_P += P
-                up_X += P * (arb(Zs) + m * mu_arb[l] - tb_)
-                continue
-            if (Zs + m * mx[l]) * Q_ < P_:             # wholly below
-                lo_P += P
-                lo_X += P * (tb_ - arb(Zs) - m * mu_arb[l])
-                continue
-            if m == 0:                                 # Z = Zs = tau
-                eq_P += P
-                continue
-            rows_l = rows[l]
-            row = rows_l.cache.get(m)
-            if row is None:
-                row = rows_l.row(m)
-            else:
-                rows_l.cache.move_to_end(m)                # as BinomialRows.row, one call less
-            # enumerate t = T_l ~ Bin(m, theta_l); the child holds m - t users in 0..l-1,
-            # its Z in [lo0 + t (W_l - mn'), hi0 + t (W_l - mx')]
-            Wl, mn1, mx1 = W[l], mn[l - 1], mx[l - 1]
-            above = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)      # wholly above
-            below = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)      # wholly below
-            # E[Z | T_l = t] = cbase + slope * t
-            cbase = arb(Zs) + m * mu_arb[l - 1]
-            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slopes[l], tb_)
-            if up is not None:                         # as _take_split, inlined
-                up_P += P * up[0]
-                up_X += P * up[1]
-            if lo is not None:
-                lo_P += P * lo[0]
-                lo_X += P * lo[1]
-            # the straddling children form one interval [t_first, t_last]
-            if l == 1:
-                # leaf: the child is a point, so a straddling t has Z == tau exactly
-                leaves += 1
-                for t in range(t_first, t_last + 1):
-                    eq_P += P * row.pmf_at(t)
-                continue
-            if t_first > t_last:
-                continue
-            lo_w, hi_w, outside = _window(row, t_first, t_last)
-            if outside is not None:
-                d_P, d_E, d_up, d_lo = _drop(P * outside, arb(Zs + m * mn[l]), arb(Zs + m * mx[l]), tb_,
-                                             d_P, d_E, d_up, d_lo)
-            if lo_w > hi_w:
-                continue
-            pm = row.pmf
-            ka_row = row.ka
-            mu_c = mu_arb[l - 1]
-            for t in range(lo_w, hi_w + 1):
-                cm = P * pm[t - ka_row]
-                czs = Zs + t * Wl
-                if cm < tol_arb:
-                    # not expanded: bound its contributions rigorously
-                    ez = arb(czs) + (m - t) * mu_c           # exact conditional mean
-                    d_P += cm
-                    d_E += cm * ez
-                    zmax = arb(czs + (m - t) * mx1)
-                    up_b = positive_part(zmax - tb_)
-                    d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
-                    d_lo += cm * positive_part(tb_ - arb(czs + (m - t) * mn1))
-                else:
-                    stack.append((l - 1, m - t, czs, cm))
-        res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
-                       tau, prec, nodes, leaves, time.perf_counter() - t0)
-    return res
+        acc = walk(stat, (n,), 0, tol=tol, max_nodes=max_nodes, progress=progress, what="tail_sums")
+        return stat.result(acc, time.perf_counter() - t0)
 
 
 # --------------------------------------------------------------------------- independent blocks
@@ -853,117 +727,186 @@ def block_tail_sums(blocks, tau: Threshold, *, prec: int = 128, tol: float = 1e-
     """
     t0 = time.perf_counter()
     units, sizes, const = _units(blocks)
-    B = len(units)
-    steps = _schedule(units, sizes)
-    S = len(steps)
-    lev = [[u.L for u in units]]
-    for t, l in steps:
-        nxt = list(lev[-1])
-        nxt[t] = l - 1
-        lev.append(nxt)
-    mn = [u.mn for u in units]
-    mx = [u.mx for u in units]
-    P_, Q_ = tau.num, tau.den
-    excess_le_z = P_ >= 0 and const >= 0 and all(u.mn[u.L] >= 0 for u in units)
-    row_tol = tol * 1e-6
+    stat = LinearStatistic(units, _schedule(units, sizes), const, tau, prec=prec, tol=tol)
     with ctx.workprec(prec):
-        rows = {(t, l): BinomialRows(units[t].theta[l], prec, row_tol) for t, l in steps}
-        mu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.mu] for u in units]
-        cmu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.cmu] for u in units]
-        tb_ = tau.ball
-        zero = arb(0)
-        up_P = up_X = eq_P = lo_P = lo_X = zero
-        d_P = d_E = d_up = d_lo = zero
-        tol_arb = arb(tol)
-        nodes = leaves = 0
-        stack = [(0, tuple(sizes), const, arb(1))]
-        while stack:
-            s, ms, Zs, P = stack.pop()
-            nodes += 1
-            if max_nodes is not None and nodes > max_nodes:
-                raise CapacityError(f"block_tail_sums: more than {max_nodes} nodes; "
-                                    "use a larger tol or fewer digits")
-            lv = lev[s]
-            lo_r = Zs + sum(ms[i] * mn[i][lv[i]] for i in range(B))
-            hi_r = Zs + sum(ms[i] * mx[i][lv[i]] for i in range(B))
-            if lo_r * Q_ > P_ or hi_r * Q_ < P_:       # wholly above / below
-                ez = arb(Zs)
-                for i in range(B):
-                    if ms[i]:
-                        ez += ms[i] * mu_arb[i][lv[i]]
-                if lo_r * Q_ > P_:
-                    up_P += P
-                    up_X += P * (ez - tb_)
-                else:
-                    lo_P += P
-                    lo_X += P * (tb_ - ez)
-                continue
-            while s < S and ms[steps[s][0]] == 0:       # an empty block: nothing to condition
-                s += 1
-            if s == S:                                  # a point: Z == tau
-                eq_P += P
-                continue
-            t, l = steps[s]
-            u = units[t]
-            m = ms[t]
-            lv = lev[s]
-            wlo, whi = u.clo[l], u.chi[l]
-            mn1, mx1 = mn[t][l - 1], mx[t][l - 1]
-            o_lo = lo_r - m * mn[t][l]                  # Zs plus the other units' range
-            o_hi = hi_r - m * mx[t][l]
-            o_mu = arb(Zs)
-            for i in range(B):
-                if i != t and ms[i]:
-                    o_mu += ms[i] * mu_arb[i][lv[i]]
-            row = rows[(t, l)].row(m)
-            above = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
-            below = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
-            slope = cmu_arb[t][l] - mu_arb[t][l - 1]
-            cbase = o_mu + m * mu_arb[t][l - 1]
-            up, lo, t_first, t_last = _split_node(row, m, above, below, cbase, slope, tb_)
-            up_P, up_X, lo_P, lo_X = _take_split(P, up, lo, up_P, up_X, lo_P, lo_X)
-            if t_first > t_last:
-                continue
-            sel = u.children is not None
-            if not sel and l == 1 and all(ms[i] == 0 or lev[s + 1][i] == 0 for i in range(B) if i != t):
-                # the child is a point, so a straddling value has Z == tau exactly
-                leaves += 1
-                for x in range(t_first, t_last + 1):
-                    eq_P += P * row.pmf_at(x)
-                continue
-            lo_w, hi_w, outside = _window(row, t_first, t_last)
-            if outside is not None:
-                d_P, d_E, d_up, d_lo = _drop(P * outside, arb(lo_r), arb(hi_r), tb_, d_P, d_E, d_up, d_lo)
-            if lo_w > hi_w:
-                continue
-            pm = row.pmf
-            ka_row = row.ka
-            mu_c, cmu_l = mu_arb[t][l - 1], cmu_arb[t][l]
-            s1_ = s + 1
-            if sel:
-                kids, kids0 = u.children[l], (u.children[0] if l == 1 else ())
-            for x in range(lo_w, hi_w + 1):
-                cm = P * pm[x - ka_row]
-                if cm < tol_arb:
-                    nodes += 1                          # visited: counts against max_nodes
-                    ez = o_mu + x * cmu_l + (m - x) * mu_c
-                    d_P += cm
-                    d_E += cm * ez
-                    zmax = arb(o_hi + x * whi + (m - x) * mx1)
-                    up_b = positive_part(zmax - tb_)
-                    d_up += cm * (up_b if not excess_le_z or up_b < ez else ez)
-                    d_lo += cm * positive_part(tb_ - arb(o_lo + x * wlo + (m - x) * mn1))
-                    continue
-                if sel:
-                    cl = list(ms)
-                    cl[t] = 0 if l == 1 else m - x
-                    for k in kids:
-                        cl[k] = x
-                    for k in kids0:
-                        cl[k] = m - x
-                    stack.append((s1_, tuple(cl), Zs, cm))
-                else:
-                    stack.append((s1_, ms[:t] + (m - x,) + ms[t + 1:], Zs + x * wlo, cm))
-        res = TailSums(up_P, up_X, eq_P, lo_P, lo_X, d_P, d_E, d_up, d_lo,
-                       tau, prec, nodes, leaves, time.perf_counter() - t0)
-    return res
+        acc = walk(stat, tuple(sizes), const, tol=tol, max_nodes=max_nodes, what="block_tail_sums")
+        return stat.result(acc, time.perf_counter() - t0)
+
+
+class LinearStatistic:
+    """``Z = const + sum_u sum_c T_{u,c} w_{u,c}`` against a threshold: the
+    *linear-range* classifier of :func:`exactdp.engine.search.walk` (see its module doc
+    for the hooks).  A node's ``Z`` lies in ``[lo_r, hi_r]`` (every free user at its
+    unit's smallest / largest weight still possible), so a node wholly on one side
+    is settled with its exact conditional mean; within a node the values of ``T_l``
+    whose child is wholly on one side are two half-lines of integers summed in
+    closed form from binomial tails (:func:`_split_node`).  The state is the
+    partial sum ``Zs`` (an integer); the accumulators are the masses and excess
+    sums of :class:`TailSums`."""
+
+    def __init__(self, units, steps, const, tau: Threshold, *, prec: int, tol: float):
+        self.units = units
+        self.B = len(units)
+        children = {i: u.children for i, u in enumerate(units) if u.children is not None}
+        self.schedule = Schedule([u.L for u in units], steps, children)
+        self.levels = self.schedule.levels
+        self.steps = self.schedule.steps
+        self.mn = [u.mn for u in units]
+        self.mx = [u.mx for u in units]
+        self.tau, self.prec = tau, prec
+        self.P_, self.Q_ = tau.num, tau.den
+        # (Z - tau)+ <= Z bounds a dropped child's excess when Z >= 0 and tau >= 0
+        self.excess_le_z = tau.num >= 0 and const >= 0 and all(u.mn[u.L] >= 0 for u in units)
+        with ctx.workprec(prec):
+            self.tb = tau.ball
+            self.rows = {(t, l): BinomialRows(units[t].theta[l], prec, tol * 1e-6) for t, l in steps}
+            self.mu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.mu] for u in units]
+            self.cmu_arb = [[arb(fmpq(x.numerator, x.denominator)) for x in u.cmu] for u in units]
+            # E[Z | T_l = x] = cbase + slope x, one ball per step
+            self.slope = {(t, l): self.cmu_arb[t][l] - self.mu_arb[t][l - 1] for t, l in steps}
+        if self.B == 1 and not children:
+            # one unit (000's pair): the same hooks without the loops over units
+            self.settle, self.split, self.drop_child = self._settle1, self._split1, self._drop_child1
+            self.lev1 = [lv[0] for lv in self.levels]
+            self.w1 = units[0].clo
+
+    def _settle1(self, acc, s, ms, Zs, P) -> bool:
+        l, m = self.lev1[s], ms[0]
+        Q_, P_ = self.Q_, self.P_
+        if (Zs + m * self.mn[0][l]) * Q_ > P_:             # wholly above
+            acc.up_P += P
+            acc.up_X += P * (arb(Zs) + m * self.mu_arb[0][l] - self.tb)
+            return True
+        if (Zs + m * self.mx[0][l]) * Q_ < P_:             # wholly below
+            acc.lo_P += P
+            acc.lo_X += P * (self.tb - arb(Zs) - m * self.mu_arb[0][l])
+            return True
+        return False
+
+    def _split1(self, acc, s, ms, Zs, P, row):
+        l, m = self.lev1[s], ms[0]
+        mn, mx = self.mn[0], self.mx[0]
+        Wl, mn1, mx1 = self.w1[l], mn[l - 1], mx[l - 1]
+        Q_, P_ = self.Q_, self.P_
+        above = _halfline((Zs + m * mn1) * Q_ - P_, (Wl - mn1) * Q_)
+        below = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)
+        mu_c = self.mu_arb[0][l - 1]
+        up, lo, first, last = _split_node(row, m, above, below, arb(Zs) + m * mu_c, self.slope[(0, l)],
+                                          self.tb)
+        if up is not None:
+            acc.up_P += P * up[0]
+            acc.up_X += P * up[1]
+        if lo is not None:
+            acc.lo_P += P * lo[0]
+            acc.lo_X += P * lo[1]
+        return first, last, (s, ms, Zs, 0, l, m, Zs + m * mn[l], Zs + m * mx[l], mu_c, Wl, mn1, mx1)
+
+    def _drop_child1(self, acc, nd, x, cm):
+        Zs, m, mu_c, Wl, mn1, mx1 = nd[2], nd[5], nd[8], nd[9], nd[10], nd[11]
+        tb_ = self.tb
+        czs = Zs + x * Wl
+        ez = arb(czs) + (m - x) * mu_c                    # exact conditional mean
+        acc.d_P += cm
+        acc.d_E += cm * ez
+        up_b = positive_part(arb(czs + (m - x) * mx1) - tb_)
+        acc.d_up += cm * (up_b if not self.excess_le_z or up_b < ez else ez)
+        acc.d_lo += cm * positive_part(tb_ - arb(czs + (m - x) * mn1))
+
+    def row(self, t, l, m):
+        return self.rows[(t, l)].row(m)
+
+    def _range(self, s, ms, Zs):
+        lv = self.levels[s]
+        if self.B == 1:
+            m, l = ms[0], lv[0]
+            return Zs + m * self.mn[0][l], Zs + m * self.mx[0][l]
+        mn, mx = self.mn, self.mx
+        return (Zs + sum(ms[i] * mn[i][lv[i]] for i in range(self.B)),
+                Zs + sum(ms[i] * mx[i][lv[i]] for i in range(self.B)))
+
+    def _mean(self, s, ms, Zs, skip=-1):
+        lv = self.levels[s]
+        ez = arb(Zs)
+        for i in range(self.B):
+            if i != skip and ms[i]:
+                ez += ms[i] * self.mu_arb[i][lv[i]]
+        return ez
+
+    def settle(self, acc, s, ms, Zs, P) -> bool:
+        lo_r, hi_r = self._range(s, ms, Zs)
+        Q_, P_ = self.Q_, self.P_
+        if lo_r * Q_ > P_:                                 # wholly above
+            acc.up_P += P
+            acc.up_X += P * (self._mean(s, ms, Zs) - self.tb)
+            return True
+        if hi_r * Q_ < P_:                                 # wholly below
+            acc.lo_P += P
+            acc.lo_X += P * (self.tb - self._mean(s, ms, Zs))
+            return True
+        return False
+
+    def point(self, acc, ms, Zs, P):
+        acc.eq_P += P                                      # not settled: Z == tau
+
+    def split(self, acc, s, ms, Zs, P, row):
+        t, l = self.steps[s]
+        u = self.units[t]
+        m = ms[t]
+        lo_r, hi_r = self._range(s, ms, Zs)
+        mn1, mx1 = self.mn[t][l - 1], self.mx[t][l - 1]
+        wlo, whi = u.clo[l], u.chi[l]
+        o_lo = lo_r - m * self.mn[t][l]                    # Zs plus the other units' range
+        o_hi = hi_r - m * self.mx[t][l]
+        o_mu = self._mean(s, ms, Zs, skip=t)
+        Q_, P_ = self.Q_, self.P_
+        above = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
+        below = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
+        cbase = o_mu + m * self.mu_arb[t][l - 1]
+        up, lo, first, last = _split_node(row, m, above, below, cbase, self.slope[(t, l)], self.tb)
+        if up is not None:
+            acc.up_P += P * up[0]
+            acc.up_X += P * up[1]
+        if lo is not None:
+            acc.lo_P += P * lo[0]
+            acc.lo_X += P * lo[1]
+        return first, last, (s, ms, Zs, t, l, m, lo_r, hi_r, o_lo, o_hi, o_mu)
+
+    def points(self, acc, nd, P, row, first, last) -> bool:
+        s, ms, Zs, t, l, m = nd[:6]
+        if l != 1 or self.units[t].children is not None:
+            return False
+        if self.B > 1:
+            nxt = self.levels[s + 1]
+            if any(ms[i] and nxt[i] for i in range(self.B) if i != t):
+                return False
+        # the child is a point, so a straddling value has Z == tau exactly
+        for x in range(first, last + 1):
+            acc.eq_P += P * row.pmf_at(x)
+        return True
+
+    def drop(self, acc, nd, mass):
+        zlo, zhi, tb_ = arb(nd[6]), arb(nd[7]), self.tb
+        acc.d_P += mass
+        acc.d_E += mass * zhi
+        acc.d_up += mass * positive_part(zhi - tb_)
+        acc.d_lo += mass * positive_part(tb_ - zlo)
+
+    def drop_child(self, acc, nd, x, cm):
+        s, ms, Zs, t, l, m, lo_r, hi_r, o_lo, o_hi, o_mu = nd
+        u = self.units[t]
+        tb_ = self.tb
+        ez = o_mu + x * self.cmu_arb[t][l] + (m - x) * self.mu_arb[t][l - 1]   # exact conditional mean
+        acc.d_P += cm
+        acc.d_E += cm * ez
+        up_b = positive_part(arb(o_hi + x * u.chi[l] + (m - x) * self.mx[t][l - 1]) - tb_)
+        acc.d_up += cm * (up_b if not self.excess_le_z or up_b < ez else ez)
+        acc.d_lo += cm * positive_part(tb_ - arb(o_lo + x * u.clo[l] + (m - x) * self.mn[t][l - 1]))
+
+    def child(self, nd, x):
+        t, l = nd[3], nd[4]
+        u = self.units[t]
+        return nd[2] if u.children is not None else nd[2] + x * u.clo[l]
+
+    def result(self, acc, seconds: float) -> TailSums:
+        return TailSums(acc.up_P, acc.up_X, acc.eq_P, acc.lo_P, acc.lo_X, acc.d_P, acc.d_E, acc.d_up,
+                        acc.d_lo, self.tau, self.prec, acc.nodes, acc.leaves, seconds)

@@ -50,12 +50,13 @@ from itertools import combinations_with_replacement
 import math
 from math import comb
 
-from flint import arb, ctx
+from flint import ctx
 
 from ..core import domains
 from ..core.errors import CapacityError, ParameterError
 from ..core.interval import Interval, arb_to_interval
 from ..engine.kernel import BinomialRows, lam_threshold
+from ..engine.search import Schedule, walk
 from ..core.lam import parse_lam_eps
 from ..model.pair import Pair, weight
 
@@ -170,6 +171,7 @@ class _Search:
             cum.append(acc)
         for j in range(1, self.d + 1):
             self.rows[j] = BinomialRows(pi[j] / cum[j], prec, tol * 1e-6)
+        self.schedule = Schedule([self.d], [(0, j) for j in range(self.d, 0, -1)])
         self.nodes = 0
         # floating-point copies scaled by a_d^i (values <= 1) for the search's first guess
         top = a[-1]
@@ -216,59 +218,75 @@ class _Search:
         P_ = self.pow
         return [ps[i] + x * P_[j][i] + (m - x) * P_[other][i] for i in range(self.k)]
 
+    # ----------------------------------------------- hooks of exactdp.engine.search.walk
+    # (monotone-bisection classifier: e_k is increasing in the count of a class with a
+    # larger ratio moved from a smaller one, so the children wholly above / below form a
+    # suffix / prefix found by exact bisection; the state is the vector of power sums)
+    def row(self, t, l, m):
+        return self.rows[l].row(m)
+
+    def settle(self, acc, s, ms, ps, P) -> bool:
+        return False
+
+    def point(self, acc, ms, ps, P):
+        c = self._cmp(self._val(ps, 0, 0, ms[0], 0))       # the free users left are in class 0
+        if c > 0:
+            acc.up_P += P
+        elif c < 0:
+            acc.lo_P += P
+        else:
+            acc.eq_P += P
+
+    def split(self, acc, s, ms, ps, P, row):
+        j, m = self.d - s, ms[0]
+        # x_a: least x whose subtree is wholly above (all the rest in class 0);
+        # x_b: greatest x whose subtree is wholly below (all the rest in class j - 1)
+        xa = _least(lambda x: self._cmp(self._val(ps, j, x, m, 0)) > 0, m,
+                    self._guess(ps, j, m, 0, True))
+        xb = _least(lambda x: self._cmp(self._val(ps, j, x, m, j - 1)) >= 0, m,
+                    self._guess(ps, j, m, j - 1, False)) - 1
+        if xa <= m:
+            acc.up_P += P * row.sf_ge(xa)
+        if xb >= 0:
+            acc.lo_P += P * row.cdf_le(xb)
+        return xb + 1, xa - 1, (ps, j)
+
+    def points(self, acc, nd, P, row, first, last) -> bool:
+        if nd[1] != 1:
+            return False
+        # a point: lo == hi, so every straddling value equals tau
+        lw, hw = max(first, row.ka), min(last, row.kb)
+        if first < row.ka:
+            acc.d_P += P * row.tail_left
+        if last > row.kb:
+            acc.d_P += P * row.tail_right
+        for x in range(lw, hw + 1):
+            acc.eq_P += P * row.pmf[x - row.ka]
+        return True
+
+    def drop(self, acc, nd, mass):
+        acc.d_P += mass
+
+    def drop_child(self, acc, nd, x, mass):
+        acc.d_P += mass
+
+    def child(self, nd, x):
+        ps, j = nd
+        pj = self.pow[j]
+        return [ps[i] + x * pj[i] for i in range(self.k)]
+
     def run(self, offset: list[int], M: int):
-        k = self.k
-        ps0 = [sum(offset[c] * self.pow[c][i] for c in range(self.d + 1)) for i in range(k)]
+        """``(above, equal, below, dropped)`` masses (arb balls) for counts
+        ``offset + MN(M, pi)``, by :func:`exactdp.engine.search.walk`."""
+        ps0 = [sum(offset[c] * self.pow[c][i] for c in range(self.d + 1)) for i in range(self.k)]
+        budget = None if self.max_nodes is None else self.max_nodes - self.nodes
         with ctx.workprec(self.prec):
-            zero = arb(0)
-            up = eq = lo = drop = zero
-            tol = arb(self.tol)
-            stack = [(self.d, M, ps0, arb(1))]
-            while stack:
-                j, m, ps, P = stack.pop()
-                self.nodes += 1
-                if self.max_nodes is not None and self.nodes > self.max_nodes:
-                    raise CapacityError(f"kcopies_eta: more than {self.max_nodes} nodes; use a larger tol")
-                if m == 0 or j == 0:
-                    c = self._cmp(self._val(ps, 0, 0, m, 0))
-                    if c > 0:
-                        up += P
-                    elif c < 0:
-                        lo += P
-                    else:
-                        eq += P
-                    continue
-                # x_a: least x whose subtree is wholly above (all the rest in class 0);
-                # x_b: greatest x whose subtree is wholly below (all the rest in class j - 1)
-                xa = _least(lambda x: self._cmp(self._val(ps, j, x, m, 0)) > 0, m,
-                            self._guess(ps, j, m, 0, True))
-                xb = _least(lambda x: self._cmp(self._val(ps, j, x, m, j - 1)) >= 0, m,
-                            self._guess(ps, j, m, j - 1, False)) - 1
-                row = self.rows[j].row(m)
-                if xa <= m:
-                    up += P * row.sf_ge(xa)
-                if xb >= 0:
-                    lo += P * row.cdf_le(xb)
-                first, last = xb + 1, xa - 1
-                if first > last:
-                    continue
-                lw, hw = max(first, row.ka), min(last, row.kb)
-                if first < row.ka:
-                    drop += P * row.tail_left
-                if last > row.kb:
-                    drop += P * row.tail_right
-                if j == 1:                       # a point: lo == hi, so every straddling value equals tau
-                    for x in range(lw, hw + 1):
-                        eq += P * row.pmf[x - row.ka]
-                    continue
-                for x in range(lw, hw + 1):
-                    cm = P * row.pmf[x - row.ka]
-                    if cm < tol:
-                        drop += cm
-                        continue
-                    nps = [ps[i] + x * self.pow[j][i] for i in range(k)]
-                    stack.append((j - 1, m - x, nps, cm))
-            return up, eq, lo, drop
+            try:
+                acc = walk(self, (M,), ps0, tol=self.tol, max_nodes=budget, what="kcopies_eta")
+            except CapacityError:
+                raise CapacityError(f"kcopies_eta: more than {self.max_nodes} nodes; use a larger tol") from None
+            self.nodes += acc.nodes
+            return acc.up_P, acc.eq_P, acc.lo_P, acc.d_P
 
 
 def _event(side, eq, drop, inclusive: bool) -> Interval:
