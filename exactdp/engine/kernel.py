@@ -512,7 +512,7 @@ def _segment(row, suffix: bool, k: int):
     return row.cdf_le(k), row.csum_le(k - 1)
 
 
-def _split_node(row, m, above, below, cbase, slope, tb_):
+def _split_node(row, m, above, below, cbase, slope, *, tb_):
     """Split the children ``T = t`` (``t`` in ``0..m``) of a node.
 
     ``above = (suffix, k)`` are the values whose child is wholly above tau,
@@ -792,7 +792,7 @@ class LinearStatistic:
         below = _halfline(P_ - (Zs + m * mx1) * Q_, (mx1 - Wl) * Q_)
         mu_c = self.mu_arb[0][l - 1]
         up, lo, first, last = _split_node(row, m, above, below, arb(Zs) + m * mu_c, self.slope[(0, l)],
-                                          self.tb)
+                                          tb_=self.tb)
         if up is not None:
             acc.up_P += P * up[0]
             acc.up_X += P * up[1]
@@ -862,7 +862,7 @@ class LinearStatistic:
         above = _halfline0((o_lo + m * mn1) * Q_ - P_, (wlo - mn1) * Q_, m)
         below = _halfline0(P_ - (o_hi + m * mx1) * Q_, (mx1 - whi) * Q_, m)
         cbase = o_mu + m * self.mu_arb[t][l - 1]
-        up, lo, first, last = _split_node(row, m, above, below, cbase, self.slope[(t, l)], self.tb)
+        up, lo, first, last = _split_node(row, m, above, below, cbase, self.slope[(t, l)], tb_=self.tb)
         if up is not None:
             acc.up_P += P * up[0]
             acc.up_X += P * up[1]

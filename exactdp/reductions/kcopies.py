@@ -158,7 +158,7 @@ class _Search:
     for class counts ``offset + MN(M, pi)``; ``tau = tau_num / tau_den``."""
 
     def __init__(self, a: list[int], pi: list[Fraction], k: int, tau: Fraction, prec: int, tol: float,
-                 max_nodes: int | None):
+                 *, max_nodes: int | None):
         self.a, self.k, self.d = a, k, len(a) - 1
         self.pow = [[aj ** i for i in range(1, k + 1)] for aj in a]
         self.tn, self.td = tau.numerator, tau.denominator
@@ -337,7 +337,7 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     pi1 = [comb(d, j) * p ** j * q ** (d - j) for j in range(d + 1)]
     th = lam_threshold(Fraction(C * scale), lam, eps, invert=not red.forward, prec=prec)
     tau = th.value                    # exact, or (eps) a rational no integer e_k can tie
-    S = _Search(a, pi0, k, tau, prec, tol, max_nodes)
+    S = _Search(a, pi0, k, tau, prec, tol, max_nodes=max_nodes)
     lo_acc, hi_acc = Fraction(0), Fraction(0)
     if red.forward:
         for classes in combinations_with_replacement(range(d + 1), k):   # the k outputs' classes
