@@ -9,4 +9,4 @@ install still succeeds and the certified kernel runs on python-flint alone
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("exactdp.engine._ckernel", ["exactdp/engine/_ckernel.c"],
-                             extra_compile_args=["-O2"], optional=True)])
+                             extra_compile_args=["-O3"], optional=True)])

@@ -147,7 +147,7 @@ static inline int uf_lt(uf a, uf b) {   /* a < b */
     return a.lo < b.lo;
 }
 
-static uf uf_add(uf a, uf b, int up) {
+static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
     if (uf_zero(a)) return b;
     if (uf_zero(b)) return a;
     if (a.e < b.e) { uf t = a; a = b; b = t; }
@@ -265,7 +265,14 @@ static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
     int top = nl - 1;
     while (top >= 0 && t.w[top] == 0) top--;
     if (top < 0) { *lo = *hi = UF0; return; }
-    if (top <= 1) { *lo = norm256(0, 0, t.w[1], t.w[0], 0, 0, 0); *hi = *lo; return; }
+    if (top <= 1) {                 /* exact: at most 128 bits */
+        u64 h = t.w[1], l = t.w[0]; i64 e = 0;
+        if (!h) { h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        lo->hi = h; lo->lo = l; lo->e = e - sh;
+        *hi = *lo; return;
+    }
     int sticky = 0;
     for (int i = 0; i < top - 2; i++) if (t.w[i]) { sticky = 1; break; }
     int inexact;
@@ -326,10 +333,11 @@ typedef struct {
     ufc *pmf, *suf, *suf2, *pre, *pre2;   /* round-down values; sums exclude the tails */
     uf F;                                   /* exact <= stored * F */
     uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
+    i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
 } row_t;
 
 typedef struct {
-    uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, half;
+    uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
     double theta;
     row_t **rows;       /* indexed by m */
 } level_t;
@@ -388,17 +396,36 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (mode > m) mode = m;
     if (mode < 0) mode = 0;
     /* pm = C(m, mode) theta^mode (1 - theta)^(m - mode), rounded down, with its count */
-    i64 k = mode < m - mode ? mode : m - mode;
-    uf cb = UF1; i64 ccount = 0;
-    for (i64 i = 1; i <= k; i++) {
-        cb = uf_mul(uf_mul_u64(cb, (u64)(m - k + i), 0), c->rlo[i], 0);
-        ccount += 3;
+    uf pm; i64 cpm;
+    /* an anchor: a row of this level at a nearby m' (its pmf at its mode), walked to (m, mode) */
+    row_t *an = NULL;
+    for (i64 d = 1; d <= 32 && !an; d++) {
+        if (m - d >= 1 && lv->rows[m - d] && lv->rows[m - d]->amode <= m) an = lv->rows[m - d];
+        else if (m + d <= c->n && lv->rows[m + d] && lv->rows[m + d]->amode <= m) an = lv->rows[m + d];
     }
-    i64 c1 = 1, c2 = 1;
-    uf p1 = pow_down(lv->theta_lo, (u64)mode, &c1);
-    uf p2 = pow_down(lv->omt_lo, (u64)(m - mode), &c2);
-    uf pm = uf_mul(uf_mul(cb, p1, 0), p2, 0);
-    i64 cpm = ccount + c1 + c2 + 2;
+    if (an) {
+        uf v = an->apm; i64 cv = an->acnt, k = an->amode, mm = an->m;
+        /* b(k; mm + 1) = b(k; mm) (mm + 1) / (mm + 1 - k) (1 - theta) */
+        for (; mm < m; mm++) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm + 1), 0), c->rlo[mm + 1 - k], 0), lv->omt_lo, 0); cv += 5; }
+        /* b(k; mm - 1) = b(k; mm) (mm - k) / mm / (1 - theta)   (k <= m <= mm - 1) */
+        for (; mm > m; mm--) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm - k), 0), c->rlo[mm], 0), lv->iomt_lo, 0); cv += 5; }
+        for (; k < mode; k++) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - k), 0), c->rlo[k + 1], 0), 0); cv += 5; }
+        for (; k > mode; k--) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->irho_lo, (u64)k, 0), c->rlo[m - k + 1], 0), 0); cv += 5; }
+        pm = v; cpm = cv;
+    } else {
+        i64 k = mode < m - mode ? mode : m - mode;
+        uf cb = UF1; i64 ccount = 0;
+        for (i64 i = 1; i <= k; i++) {
+            cb = uf_mul(uf_mul_u64(cb, (u64)(m - k + i), 0), c->rlo[i], 0);
+            ccount += 3;
+        }
+        i64 c1 = 1, c2 = 1;
+        uf p1 = pow_down(lv->theta_lo, (u64)mode, &c1);
+        uf p2 = pow_down(lv->omt_lo, (u64)(m - mode), &c2);
+        pm = uf_mul(uf_mul(cb, p1, 0), p2, 0);
+        cpm = ccount + c1 + c2 + 2;
+    }
+    row->amode = mode; row->apm = pm; row->acnt = cpm;
     uf *buf = c->buf; i64 *cnt = c->cnt;
     buf[mode] = pm; cnt[mode] = cpm;
     /* walk right */
@@ -480,7 +507,7 @@ static inline row_t *get_row(rows_ctx *c, int l, i64 m) {
 
 static inline uf hi_of(const row_t *r, const ufc *v) { return uf_mul(ufc_get(v), r->F, 1); }
 
-static iv sf_ge(const row_t *r, i64 k) {
+static inline iv sf_ge(const row_t *r, i64 k) {
     iv out;
     if (k <= 0) return iv_pt(UF1);
     if (k > r->m) return iv_pt(UF0);
@@ -495,7 +522,7 @@ static iv sf_ge(const row_t *r, i64 k) {
     return out;
 }
 
-static iv cdf_le(const row_t *r, i64 k) {
+static inline iv cdf_le(const row_t *r, i64 k) {
     iv out;
     if (k < 0) return iv_pt(UF0);
     if (k >= r->m) return iv_pt(UF1);
@@ -512,7 +539,7 @@ static iv cdf_le(const row_t *r, i64 k) {
 }
 
 /* sum_{j >= k} P[T >= j] */
-static iv ssum_ge(const row_t *r, i64 k) {
+static inline iv ssum_ge(const row_t *r, i64 k) {
     iv out;
     if (k > r->m) return iv_pt(UF0);
     if (k > r->kb) { out.lo = UF0; out.hi = r->tr2; return out; }
@@ -535,7 +562,7 @@ static iv ssum_ge(const row_t *r, i64 k) {
 }
 
 /* sum_{j <= k} P[T <= j] */
-static iv csum_le(const row_t *r, i64 k) {
+static inline iv csum_le(const row_t *r, i64 k) {
     iv out;
     if (k < 0) return iv_pt(UF0);
     if (k < r->ka) { out.lo = UF0; out.hi = r->tl2; return out; }
@@ -821,10 +848,11 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
         PyObject *t = GETSEQ(s[7], l);
-        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 6) { PyErr_SetString(PyExc_TypeError, "_ckernel: row constants"); goto done; }
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) { PyErr_SetString(PyExc_TypeError, "_ckernel: row constants"); goto done; }
         if (parse_uf(PyTuple_GET_ITEM(t, 0), &lv->theta_lo) || parse_uf(PyTuple_GET_ITEM(t, 1), &lv->omt_lo) ||
             parse_uf(PyTuple_GET_ITEM(t, 2), &lv->rho_lo) || parse_uf(PyTuple_GET_ITEM(t, 3), &lv->rho_hi) ||
-            parse_uf(PyTuple_GET_ITEM(t, 4), &lv->irho_lo) || parse_uf(PyTuple_GET_ITEM(t, 5), &lv->irho_hi))
+            parse_uf(PyTuple_GET_ITEM(t, 4), &lv->irho_lo) || parse_uf(PyTuple_GET_ITEM(t, 5), &lv->irho_hi) ||
+            parse_uf(PyTuple_GET_ITEM(t, 6), &lv->iomt_lo))
             goto done;
         lv->theta = PyFloat_AsDouble(GETSEQ(s[8], l));
         if (PyErr_Occurred()) goto done;

@@ -162,12 +162,12 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     mu = [sum(pi[i] * W[i] for i in range(l + 1)) / S[l] for l in range(L + 1)]
     Wq = [w * Q for w in W]
     zero = (0, 0, 0)
-    rowc = [(zero,) * 6]
+    rowc = [(zero,) * 7]
     for l in range(1, L + 1):
         th = theta[l]
         rho = pi[l] / S[l - 1]
         rowc.append((to_uf(th, False), to_uf(1 - th, False), to_uf(rho, False), to_uf(rho, True),
-                     to_uf(1 / rho, False), to_uf(1 / rho, True)))
+                     to_uf(1 / rho, False), to_uf(1 / rho, True), to_uf(1 / (1 - th), False)))
     if tau_exact:
         e = (0, zero, 0, zero)
     else:
