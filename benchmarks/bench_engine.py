@@ -85,19 +85,22 @@ print(float(v))
 
 
 def run_process(argv, env_extra=None):
-    """Wall time and peak RSS (MB) of one process."""
+    """Wall time and peak RSS (MB) of one process.  The RSS comes from ``/usr/bin/time``
+    (a small parent: a child forked from this grown benchmark process would report
+    the benchmark's own size); 0 without it."""
     import os
+    import shutil
     import subprocess
     env = dict(os.environ, **(env_extra or {}))
+    gtime = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    pre = [gtime, "-f", "MAXRSS %M"] if gtime else []
     t = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-    _, status, ru = os.wait4(p.pid, 0)
+    r = subprocess.run(pre + argv, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
-    out = p.stdout.read().decode().strip()
-    p.stdout.close()
-    if status != 0:
-        raise RuntimeError(f"{argv} failed: {out}")
-    return wall, ru.ru_maxrss / 1024, out
+    if r.returncode != 0:
+        raise RuntimeError(f"{argv} failed: {r.stderr[-500:]}")
+    rss = [int(x.split()[1]) for x in r.stderr.splitlines() if x.startswith("MAXRSS ")]
+    return wall, (rss[-1] / 1024 if rss else 0.0), r.stdout.strip()
 
 
 def processes(repeats):

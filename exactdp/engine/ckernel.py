@@ -46,7 +46,7 @@ import importlib
 import os
 from fractions import Fraction
 
-__all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "available", "compiled_tail_sums", "to_uf", "from_uf"]
+__all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "MAX_N", "available", "compiled_tail_sums", "to_uf", "from_uf"]
 
 #: the largest working precision (bits) the compiled kernel serves: its float has a
 #: 128-bit mantissa, ~32 correct digits after 10^6 roundings (digits <= 34 in
@@ -54,6 +54,8 @@ __all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "available", "compiled_tail_sums",
 MAX_PREC = 180
 #: row cells kept (100 bytes each) before the row cache is emptied
 MAX_CELLS = 1_500_000
+#: largest n served: the walk keeps ~(80 + 8 L) bytes per possible row size 0..n
+MAX_N = 1_000_000
 
 try:
     if os.environ.get("EXACTDP_NO_CKERNEL"):
@@ -134,8 +136,8 @@ def _signed(e: Fraction, lower: bool) -> tuple:
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, tau_iv,
                        tol, prec: int, max_nodes: int | None = None):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
-    weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``, or
-    an integer beyond the fixed width).
+    weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
+    ``n > MAX_N``, or an integer beyond the fixed width).
 
     ``tau_num / tau_den`` classifies (as :class:`exactdp.engine.kernel.Threshold`);
     ``tau_iv = (lower, upper)`` (Fractions) encloses an irrational tau.  Returns a
@@ -144,7 +146,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
     ``max_nodes``.
     """
-    if _EXT is None or prec > MAX_PREC:
+    if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
     L = mech.L
     W = tuple(int(w) for w in mech.weights)
