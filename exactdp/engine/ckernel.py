@@ -134,7 +134,7 @@ def _signed(e: Fraction, lower: bool) -> tuple:
 
 
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, tau_iv,
-                       tol, prec: int, max_nodes: int | None = None):
+                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -144,7 +144,8 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     dict of exact dyadic bounds: ``up_P, up_X, eq_P, lo_P, lo_X`` as ``(lower,
     upper)``, ``drop_P, drop_E, drop_up, drop_lo`` as upper bounds, ``nodes``,
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
-    ``max_nodes``.
+    ``max_nodes``.  Binomial rows stop where the pmf falls below ``row_tol * tol``
+    (their tails are bounded and counted as dropped mass, as in the arb rows).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
@@ -184,7 +185,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
             _limbs(P), _limbs(-P), _iv(Fraction(1, Q)),
             [_iv(x) for x in mu], [_iv(x - W[0]) for x in mu], [_iv(W[l] - mu[l]) for l in range(L + 1)],
             [_iv(W[l] - mu[l - 1]) if l else (zero, zero) for l in range(L + 1)],
-            e, to_uf(tol_q, False), to_uf(tol_q / 10**6, False), rowc, [float(t) for t in theta])
+            e, to_uf(tol_q, False), to_uf(tol_q * Fraction(row_tol), False), rowc, [float(t) for t in theta])
     r = _EXT.tail_sums(*args)
     if r[11]:
         from ..core.errors import CapacityError
