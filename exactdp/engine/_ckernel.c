@@ -261,7 +261,8 @@ static inline void big_add(big *r, const big *a, const big *b, int nl) {
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
     big t;
-    if (big_neg(a, nl)) big_negate(&t, a, nl); else t = *a;
+    if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
+    for (int i = nl; i < NL; i++) t.w[i] = 0;
     int top = nl - 1;
     while (top >= 0 && t.w[top] == 0) top--;
     if (top < 0) { *lo = *hi = UF0; return; }
@@ -288,7 +289,7 @@ static inline uf big_pos_up(const big *a, int nl) {
 
 static inline double big_to_double(const big *a, int nl) {
     big t; int neg = big_neg(a, nl);
-    if (neg) big_negate(&t, a, nl); else t = *a;
+    if (neg) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
     double x = nl >= 2 ? ldexp((double)t.w[nl - 1] * 18446744073709551616.0 + (double)t.w[nl - 2], 64 * (nl - 2))
                        : (double)t.w[0];
     return neg ? -x : x;
@@ -340,6 +341,9 @@ typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
     double theta;
     row_t **rows;       /* indexed by m */
+    /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
+       down) and its count; has[m] = 0 when unknown */
+    i64 *amode, *acnt; uf *apm; char *has;
 } level_t;
 
 typedef struct {
@@ -398,13 +402,13 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* pm = C(m, mode) theta^mode (1 - theta)^(m - mode), rounded down, with its count */
     uf pm; i64 cpm;
     /* an anchor: a row of this level at a nearby m' (its pmf at its mode), walked to (m, mode) */
-    row_t *an = NULL;
-    for (i64 d = 1; d <= 32 && !an; d++) {
-        if (m - d >= 1 && lv->rows[m - d] && lv->rows[m - d]->amode <= m) an = lv->rows[m - d];
-        else if (m + d <= c->n && lv->rows[m + d] && lv->rows[m + d]->amode <= m) an = lv->rows[m + d];
+    i64 am = -1;
+    for (i64 d = 1; d <= 32 && am < 0; d++) {
+        if (m - d >= 1 && lv->has[m - d] && lv->amode[m - d] <= m) am = m - d;
+        else if (m + d <= c->n && lv->has[m + d] && lv->amode[m + d] <= m) am = m + d;
     }
-    if (an) {
-        uf v = an->apm; i64 cv = an->acnt, k = an->amode, mm = an->m;
+    if (am >= 0) {
+        uf v = lv->apm[am]; i64 cv = lv->acnt[am], k = lv->amode[am], mm = am;
         /* b(k; mm + 1) = b(k; mm) (mm + 1) / (mm + 1 - k) (1 - theta) */
         for (; mm < m; mm++) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm + 1), 0), c->rlo[mm + 1 - k], 0), lv->omt_lo, 0); cv += 5; }
         /* b(k; mm - 1) = b(k; mm) (mm - k) / mm / (1 - theta)   (k <= m <= mm - 1) */
@@ -426,6 +430,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         cpm = ccount + c1 + c2 + 2;
     }
     row->amode = mode; row->apm = pm; row->acnt = cpm;
+    lv->amode[m] = mode; lv->apm[m] = pm; lv->acnt[m] = cpm; lv->has[m] = 1;
     uf *buf = c->buf; i64 *cnt = c->cnt;
     buf[mode] = pm; cnt[mode] = cpm;
     /* walk right */
@@ -858,7 +863,11 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         if (PyErr_Occurred()) goto done;
         lv->half.hi = 1ULL << 63; lv->half.lo = 0; lv->half.e = -128;
         lv->rows = (row_t **)calloc((size_t)n + 1, sizeof(row_t *));
-        if (!lv->rows) { PyErr_NoMemory(); goto done; }
+        lv->amode = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+        lv->acnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+        lv->apm = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
+        lv->has = (char *)calloc((size_t)n + 1, 1);
+        if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
     }
     int rcode;
     Py_BEGIN_ALLOW_THREADS
@@ -893,6 +902,7 @@ done:
                 for (i64 m = 0; m <= n; m++) free_row(rc.lev[l].rows[m]);
                 free(rc.lev[l].rows);
             }
+            free(rc.lev[l].amode); free(rc.lev[l].acnt); free(rc.lev[l].apm); free(rc.lev[l].has);
         }
         free(rc.lev);
     }

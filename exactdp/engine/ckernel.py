@@ -54,8 +54,8 @@ __all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "MAX_N", "available", "compiled_ta
 MAX_PREC = 180
 #: row cells kept (100 bytes each) before the row cache is emptied
 MAX_CELLS = 1_500_000
-#: largest n served: the walk keeps ~(80 + 8 L) bytes per possible row size 0..n
-MAX_N = 1_000_000
+#: largest n served: the walk keeps ~(80 + 50 L) bytes per possible row size 0..n
+MAX_N = 200_000
 
 try:
     if os.environ.get("EXACTDP_NO_CKERNEL"):
