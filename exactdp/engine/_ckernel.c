@@ -335,6 +335,7 @@ typedef struct {
     uf F;                                   /* exact <= stored * F */
     uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
     i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
+    u64 used;                               /* last use (LRU clock) */
 } row_t;
 
 typedef struct {
@@ -354,6 +355,7 @@ typedef struct {
     uf *rlo, *rhi;      /* 1/k rounded down / up, k = 1..n + 1 (count 1) */
     i64 *cnt;           /* scratch counts */
     i64 cells, max_cells;
+    u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
 } rows_ctx;
 
@@ -381,6 +383,18 @@ static uf pow_down(uf x, u64 k, i64 *count) {
     }
     *count = cr;
     return r;
+}
+
+/* Whether the window may stop after a cell of (round-down) mass cur, count cc, whose
+ * neighbour ratio outward is at most rn: the ratios decrease outward, so the masses
+ * beyond are at most p r^j, their sum at most p r / (1 - r) and the second-order sum
+ * sum_j j p r^j = p r / (1 - r)^2; both are <= row_tol when p r <= row_tol (1 - r)^2. */
+static inline int tail_ok(const rows_ctx *c, uf cur, i64 cc, uf rn) {
+    if (!uf_lt(rn, UF1)) return 0;
+    uf om = uf_sub(UF1, rn, 0);                           /* <= 1 - r */
+    uf lhs = uf_mul(uf_mul(cur, uf_factor((u64)cc), 1), rn, 1);
+    uf rhs = uf_mul(uf_mul(c->row_tol, om, 0), om, 0);
+    return !uf_lt(rhs, lhs);
 }
 
 static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
@@ -442,16 +456,10 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk < m) {
             uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), c->rhi[kk + 1], 1);
-            if (uf_lt(rn, lv->half)) {
-                /* P[T > kk] <= p_kk r / (1 - r) <= 2 p_kk r (r <= 1/2) */
-                uf chi = uf_mul(cur, uf_factor((u64)cc), 1);
-                tr = uf_mul(chi, rn, 1); tr.e += 1;
-                cut = 1;
-                break;
-            }
+            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    if (!cut) tr = UF0;
+    tr = cut ? c->row_tol : UF0;
     i64 kb = kk, cmax = cc;
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
@@ -462,15 +470,10 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
             uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), c->rhi[m - kk + 1], 1);
-            if (uf_lt(rn, lv->half)) {
-                uf chi = uf_mul(cur, uf_factor((u64)cc), 1);
-                tl = uf_mul(chi, rn, 1); tl.e += 1;
-                cut = 1;
-                break;
-            }
+            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    if (!cut) tl = UF0;
+    tl = cut ? c->row_tol : UF0;
     i64 ka = kk;
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
@@ -492,19 +495,46 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row(row); return NULL; }
     row->F = uf_factor(K);
+    /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
     row->tl = tl; row->tr = tr;
-    /* beyond the window sum_j P[T >= j] <= 2 * tail (ratio < 1/2) */
-    row->tl2 = tl; row->tl2.e += uf_zero(tl) ? 0 : 1;
-    row->tr2 = tr; row->tr2.e += uf_zero(tr) ? 0 : 1;
+    row->tl2 = tl; row->tr2 = tr;
     return row;
+}
+
+typedef struct { u64 used; int l; i64 m; } lru_t;
+static int lru_cmp(const void *a, const void *b) {
+    u64 x = ((const lru_t *)a)->used, y = ((const lru_t *)b)->used;
+    return x < y ? -1 : (x > y);
+}
+
+/* free the least recently used rows until the cache holds at most 3/4 of its budget */
+static void evict_rows(rows_ctx *c) {
+    i64 count = 0;
+    for (int l = 1; l <= c->L; l++)
+        for (i64 m = 0; m <= c->n; m++) if (c->lev[l].rows[m]) count++;
+    lru_t *a = (lru_t *)malloc((size_t)count * sizeof(lru_t));
+    if (!a) { clear_rows(c); return; }
+    i64 k = 0;
+    for (int l = 1; l <= c->L; l++)
+        for (i64 m = 0; m <= c->n; m++)
+            if (c->lev[l].rows[m]) { a[k].used = c->lev[l].rows[m]->used; a[k].l = l; a[k].m = m; k++; }
+    qsort(a, (size_t)count, sizeof(lru_t), lru_cmp);
+    for (i64 i = 0; i < count && c->cells > c->max_cells / 4 * 3; i++) {
+        row_t *r = c->lev[a[i].l].rows[a[i].m];
+        c->cells -= r->n;
+        free_row(r);
+        c->lev[a[i].l].rows[a[i].m] = NULL;
+    }
+    free(a);
 }
 
 static inline row_t *get_row(rows_ctx *c, int l, i64 m) {
     row_t *r = c->lev[l].rows[m];
-    if (r) return r;
-    if (c->cells > c->max_cells) clear_rows(c);
+    if (r) { r->used = ++c->clock; return r; }
+    if (c->cells > c->max_cells) evict_rows(c);
     r = make_row(c, &c->lev[l], m);
     if (!r) return NULL;
+    r->used = ++c->clock;
     c->lev[l].rows[m] = r;
     c->cells += r->n;
     return r;
