@@ -179,3 +179,31 @@ def test_directed_roundings_bracket_the_exact_result(x, y, k):
         hi = v(uf_op(op, a_hi, bhi, 1, k))
         assert lo <= exact <= hi, op
         assert hi - lo <= exact * Fraction(1, 2**120) + (Fraction(1, 2**120) * x if op == "sub" else 0), op
+
+
+@pytest.mark.parametrize("q,n", [("9/20", 2000), ("1/3", 700), ("1/10", 1500)])
+@pytest.mark.parametrize("sds", [-9, -3, 0, 2, 7, 11])
+def test_binomial_tails_against_integer_sums(q, n, sds):
+    """L = 1: Z = T_0 W_0 + T_1 W_1 with T_1 ~ Bin(n, q); P[Z > tau], E[(Z - tau)+] and
+    the lower side against exact integer sums, thresholds from 9 sd below the mean to
+    11 sd above it (where the row windows are cut and their tails bounded)."""
+    m = Mechanism(1, q)
+    qq = Fraction(q)
+    W0, W1 = m.weights
+    sd = math.sqrt(n * float(qq) * (1 - float(qq)))
+    k = int(n * float(qq) + sds * sd)
+    if not 0 <= k <= n:
+        pytest.skip("threshold outside the support")
+    tau = Fraction(k * W1 + (n - k) * W0) + Fraction(1, 3)          # between atoms
+    a, b = qq.numerator, qq.denominator
+    den = b**n
+    w = [math.comb(n, t) * a**t * (b - a)**(n - t) for t in range(n + 1)]
+    up = sum(w[k + 1:])
+    up_X = sum(wt * (Fraction(t * W1 + (n - t) * W0) - tau) for t, wt in zip(range(k + 1, n + 1), w[k + 1:]))
+    lo_X = sum(wt * (tau - Fraction(t * W1 + (n - t) * W0)) for t, wt in zip(range(k + 1), w[:k + 1]))
+    ts = tail_sums(m, n, Threshold.from_fraction(tau, 128), prec=128, tol=1e-30, engine="compiled")
+    assert ts.engine == "compiled"
+    assert ts.p_above().contains(Fraction(up, den)) and ts.p_below().contains(Fraction(den - up, den))
+    assert ts.excess_above().contains(up_X / den) and ts.excess_below().contains(lo_X / den)
+    for iv in (ts.p_above(), ts.excess_above(), ts.p_below(), ts.excess_below()):
+        assert iv.width <= Fraction(1, 10**25) * max(iv.upper, Fraction(1, 10**4))
