@@ -11,6 +11,17 @@ first-touch allocations, ~50 ms; the certified run: one cold run).  Then the lar
 q=0.15 and N=2000, L=8, q=0.2 at lambda=2), eps(delta=1e-6, worst) at a §3.3
 setting and for L=1, N=10^5, and how the cost grows with N and L.
 Not a test: numbers depend on the machine.
+
+    python benchmarks/bench_engine.py --processes [--repeats 2] [--out FILE]
+
+(issue 16) whole processes, back to back: for N = 1000 and 5000 (L = 5, lambda = 2)
+and each of eta forward, delta forward, eta reverse, delta reverse, the certified
+30-digit CLI query with the compiled kernel ("after") and with it disabled
+(``EXACTDP_NO_CKERNEL=1``: the python-flint kernel and the numpy fast tree, "before"),
+the ``--fast`` query (after / before) and a 10^6-sample numpy Monte Carlo process of
+the same quantity; peak RSS of each process; in-process times (certified query on a
+fresh object, Monte Carlo) and the kernel's nodes and time per node; ``exactdp
+--version``.
 """
 
 from __future__ import annotations
@@ -61,11 +72,108 @@ def monte_carlo(d, lam, samples, seed=12345):
     return p, math.sqrt(max(p * (1 - p), 1e-300) / samples)
 
 
+MC_CODE = """
+import sys
+from fractions import Fraction
+from exactdp import from_randomized_response
+N, q, direction, what = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+d = from_randomized_response(N, 5, q, direction)
+r = d.mechanism.sample_ratio(N, 10**6, direction, rng=12345)
+v = (r > 2).mean() if what == "eta" else (1 - 2 / r).clip(0).mean()
+print(float(v))
+"""
+
+
+def run_process(argv, env_extra=None):
+    """Wall time and peak RSS (MB) of one process.  The RSS comes from ``/usr/bin/time``
+    (a small parent: a child forked from this grown benchmark process would report
+    the benchmark's own size); 0 without it."""
+    import os
+    import shutil
+    import subprocess
+    env = dict(os.environ, **(env_extra or {}))
+    gtime = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    pre = [gtime, "-f", "MAXRSS %M"] if gtime else []
+    t = time.perf_counter()
+    r = subprocess.run(pre + argv, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise RuntimeError(f"{argv} failed: {r.stderr[-500:]}")
+    rss = [int(x.split()[1]) for x in r.stderr.splitlines() if x.startswith("MAXRSS ")]
+    return wall, (rss[-1] / 1024 if rss else 0.0), r.stdout.strip()
+
+
+def processes(repeats):
+    """Issue 16: certified / fast / Monte Carlo as whole processes, before and after."""
+    py = sys.executable
+    before = {"EXACTDP_NO_CKERNEL": "1"}
+    rows = []
+    ver = [min(run_process([py, "-m", "exactdp", "--version"], e)[0] for _ in range(repeats))
+           for e in (None, before)]
+    rows.append({"what": "exactdp --version", "after_s": round(ver[0], 3), "before_s": round(ver[1], 3)})
+    print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    for N, q in [(1000, "0.2446"), (5000, "0.1778")]:
+        for direction in ("forward", "reverse"):
+            for what in ("eta", "delta"):
+                cli = [py, "-m", "exactdp", what, "-N", str(N), "-L", "5", "-q", q, "--lam", "2",
+                       "--direction", direction, "--quiet"]
+                rec = {"N": N, "q": q, "direction": direction, "query": what}
+                best = {}
+                for name, argv, env in [("mc", [py, "-c", MC_CODE, str(N), q, direction, what], None),
+                                        ("cert_after", cli + ["--digits", "30"], None),
+                                        ("fast_after", cli + ["--fast"], None),
+                                        ("fast_before", cli + ["--fast"], before),
+                                        ("cert_before", cli + ["--digits", "30"], before)]:
+                    reps = 1 if name == "cert_before" else repeats
+                    res = [run_process(argv, env) for _ in range(reps)]
+                    best[name] = min(res)
+                    rec[name + "_s"] = round(best[name][0], 3)
+                    rec[name + "_MB"] = round(max(r[1] for r in res))
+                    if name in ("mc", "cert_after"):
+                        rec[name + "_value"] = best[name][2][:60]
+                mc = best["mc"][0]
+                for name in ("cert_after", "cert_before", "fast_after", "fast_before"):
+                    rec[name + "_over_mc"] = round(best[name][0] / mc, 2)
+                # in process: the certified query on a fresh object, Monte Carlo, nodes and per-node time
+                d = from_randomized_response(N, 5, q, direction)
+                fn = d.eta if what == "eta" else d.delta
+                _, t_cert = timed(lambda: fn(lam=2, digits=30))
+                ts = [v for k, v in d._cache.items() if k[0] == "exact"]
+                rng_d = from_randomized_response(N, 5, q, direction)
+
+                def mc_in():
+                    r = rng_d.mechanism.sample_ratio(N, 10**6, direction, rng=12345)
+                    return (r > 2).mean() if what == "eta" else (1 - 2 / r).clip(0).mean()
+
+                _, t_mc = best_of(mc_in, repeats)
+                rec.update({"inproc_cert_s": round(t_cert, 4), "inproc_mc_s": round(t_mc, 4),
+                            "inproc_ratio": round(t_cert / t_mc, 3),
+                            "kernel": [{"engine": t.engine, "nodes": t.nodes, "seconds": round(t.seconds, 4),
+                                        "us_per_node": round(1e6 * t.seconds / max(t.nodes, 1), 2)}
+                                       for t in ts]})
+                rows.append(rec)
+                print(json.dumps(rec), file=sys.stderr, flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the larger cases and growth")
     ap.add_argument("--out")
+    ap.add_argument("--processes", action="store_true", help="issue 16: whole processes, before/after")
+    ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
+    if args.processes:
+        import os
+        load = os.getloadavg()
+        s = json.dumps({"machine": {"python": sys.version.split()[0], "platform": platform.platform(),
+                                    "load_before": load}, "processes": processes(args.repeats),
+                        "load_after": os.getloadavg()}, indent=2, default=str)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(s + "\n")
+        print(s)
+        return
     out = {"machine": {"python": sys.version.split()[0], "platform": platform.platform(),
                        "numpy": np.__version__}, "section_3_3": [], "larger": [], "epsilon": [],
            "growth": []}
@@ -112,7 +220,8 @@ def main():
                 thr = Threshold.from_fraction(Fraction(2 * N * m.scale), 110)
                 ts, t = timed(lambda: tail_sums(m, N, thr, prec=110, tol=1e-30))
                 rec = {"L": L, "N": N, "q": "0.2", "nodes": ts.nodes, "leaves": ts.leaves,
-                       "estimate_nodes": round(estimate_nodes(m, N)), "seconds": round(t, 3)}
+                       "estimate_nodes": round(estimate_nodes(m, N)), "seconds": round(t, 3),
+                       "engine": ts.engine, "us_per_node": round(1e6 * t / max(ts.nodes, 1), 2)}
                 out["growth"].append(rec)
                 print(json.dumps(rec), file=sys.stderr, flush=True)
     s = json.dumps(out, indent=2, default=str)

@@ -251,6 +251,8 @@ def _cmd_eta_delta(args, which: str) -> int:
                 "method": "fast" if fast else "exact", "seconds": round(seconds, 4)})
     if not fast:
         rec["strategy"] = _strategy(dist)
+        if _engines(dist):
+            rec["engine"] = _engines(dist)
     if which == "eta":
         rec["inclusive"] = bool(args.inclusive)
     if not fast:
@@ -269,8 +271,16 @@ def _cmd_eta_delta(args, which: str) -> int:
         else:
             d = res.to_dict(digits)
             print(f"{which} in [{d['lower']}, {d['upper']}]  ({what}, {direction}, N={N}, L={L}, "
-                  f"q={args.q}; certified, {_strategy(dist)}, {seconds:.2f} s)")
+                  f"q={args.q}; certified, {_strategy(dist)}"
+                  f"{' (' + _engines(dist) + ' kernel)' if _engines(dist) else ''}, {seconds:.2f} s)")
     return 0
+
+
+def _engines(dist) -> str:
+    """The tree kernel engines that ran (``compiled``, ``arb``; :mod:`exactdp.engine.ckernel`), or ''."""
+    parts = [dist.forward, dist.reverse] if hasattr(dist, "forward") else [dist]
+    return "+".join(sorted({v.engine for d in parts for k, v in d._cache.items()
+                            if isinstance(k, tuple) and k[0] == "exact" and hasattr(v, "engine")}))
 
 
 def _precheck(dist, direction, max_seconds=None, certified=True):

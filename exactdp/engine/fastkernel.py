@@ -1,4 +1,13 @@
-"""Fast mode: the kernel's algorithm in float64, vectorized with numpy.
+"""Fast mode: the kernel's search at a coarse truncation -- compiled, or in float64 with numpy.
+
+When the compiled kernel is built (:mod:`exactdp.engine.ckernel`), fast mode is
+*the same search* as the certified mode at the fast truncation: the compiled walk
+with 128-bit directed rounding (so its values are in fact enclosures, and the
+stated error bound below holds with a wide margin), within a node budget
+(:data:`COMPILED_MAX_NODES`).  Otherwise, or beyond that budget, it is the
+numpy float tree described next (numpy is imported only then).
+
+The numpy float tree: the kernel's algorithm in float64, vectorized with numpy.
 
 Same search tree as :mod:`exactdp.engine.kernel` (conditioning category by category,
 closed-form binomial tails for the ranges wholly on one side, binomial tail at
@@ -25,13 +34,25 @@ from dataclasses import dataclass
 
 from fractions import Fraction
 
-import numpy as np
-
 from ..model.mechanism import Mechanism
 
-__all__ = ["FastTailSums", "fast_tail_sums", "REL_ROUNDING"]
+__all__ = ["FastTailSums", "fast_tail_sums", "REL_ROUNDING", "COMPILED_MAX_NODES"]
 
 REL_ROUNDING = 1e-9
+#: node budget of the compiled walk in fast mode (~1 s); beyond it the numpy tree runs
+COMPILED_MAX_NODES = 600_000
+
+
+class _LazyNumpy:
+    """numpy, imported on first use (the compiled route never needs it)."""
+
+    def __getattr__(self, name):
+        import numpy
+        globals()["np"] = numpy
+        return getattr(numpy, name)
+
+
+np = _LazyNumpy()
 
 
 @dataclass
@@ -211,6 +232,37 @@ def _rows(th: float, ms: np.ndarray, K: float):
     return _ChunkedRows(th, ums, K)
 
 
+def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
+    """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
+    :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
+    bounds), or ``None`` when it is not built, does not apply or exceeds
+    :data:`COMPILED_MAX_NODES`.  An irrational threshold is enclosed by its lattice
+    cell ``((num - 1)/den, (num + 1)/den)`` (:class:`exactdp.engine.kernel.Threshold`)."""
+    from .ckernel import available, compiled_tail_sums
+    if not available():
+        return None
+    from ..core.errors import CapacityError
+    t0 = time.perf_counter()
+    P, Q = int(tau_num), int(tau_den)
+    tau_iv = None if tau_exact else (Fraction(P - 1, Q), Fraction(P + 1, Q))
+    try:
+        r = compiled_tail_sums(mech, n, P, Q, tau_exact, tau_iv, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES)
+    except CapacityError:
+        return None
+    if r is None:
+        return None
+    sc = mech.scale
+
+    def mid(k, f=1):
+        lo, hi = r[k]
+        return float((lo + hi) / (2 * f))
+
+    return FastTailSums(mid("up_P"), mid("up_X", sc), mid("eq_P"), mid("lo_P"), mid("lo_X", sc),
+                        float(r["drop_P"]), float(r["drop_E"] / sc), float(r["drop_up"] / sc),
+                        float(r["drop_lo"] / sc), float(Fraction(P, Q * sc)), r["nodes"], r["leaves"],
+                        time.perf_counter() - t0)
+
+
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
                    *, tol: float = 1e-16, max_children: int = 30_000_000) -> FastTailSums:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
@@ -218,6 +270,9 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
     certified kernel classifies with)."""
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
+    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol)
+    if r is not None:
+        return r
     L = mech.L
     W = mech.weights
     scale = mech.scale

@@ -438,6 +438,7 @@ class TailSums:
     nodes: int = 0
     leaves: int = 0
     seconds: float = 0.0
+    engine: str = "arb"   # "compiled" (exactdp.engine.ckernel) or "arb" (python-flint)
 
     def _iv(self, core, extra) -> Interval:
         a = arb_to_interval(core)
@@ -539,8 +540,39 @@ def _split_node(row, m, above, below, cbase, slope, *, tb_):
     return up, lo, t_first, t_last
 
 
+def _ckernel_engine() -> str:
+    from .ckernel import ENGINE
+    return ENGINE
+
+
+def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
+    """:func:`tail_sums` by the compiled kernel (:mod:`exactdp.engine.ckernel`), or
+    ``None`` when it does not apply."""
+    from .ckernel import compiled_tail_sums
+    if isinstance(tol, arb):
+        tol = arb_to_interval(tol).upper
+    tau_iv = None
+    if not tau.exact:
+        iv = arb_to_interval(tau.ball)
+        tau_iv = (iv.lower, iv.upper)
+    r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv, tol=tol, prec=prec, max_nodes=max_nodes)
+    if r is None:
+        return None
+    # exact dyadic bounds (128-bit mantissas) into balls, exactly at >= 200 bits
+    with ctx.workprec(max(prec, 200)):
+        def ball(lo, hi):
+            a = arb(fmpq(lo.numerator, lo.denominator))
+            return a if hi == lo else a.union(arb(fmpq(hi.numerator, hi.denominator)))
+        f = {k: ball(*r[k]) for k in ("up_P", "up_X", "eq_P", "lo_P", "lo_X")}
+        d = {k: ball(Fraction(0), r[k]) for k in ("drop_P", "drop_E", "drop_up", "drop_lo")}
+    return TailSums(f["up_P"], f["up_X"], f["eq_P"], f["lo_P"], f["lo_X"], d["drop_P"], d["drop_E"],
+                    d["drop_up"], d["drop_lo"], tau, prec, r["nodes"], r["leaves"],
+                    time.perf_counter() - t0, "compiled")
+
+
 def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
-              tol: float = 1e-40, max_nodes: int | None = None, progress=None) -> TailSums:
+              tol: float = 1e-40, max_nodes: int | None = None, progress=None,
+              engine: str = "auto") -> TailSums:
     """Certified tail sums of ``Z = sum_l T_l W_l``, ``T ~ MN(n, pi0)``, around ``tau``.
 
     ``mech`` is a :class:`~exactdp.model.mechanism.Mechanism` or any object with
@@ -554,6 +586,13 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     ``tol`` is the mass below which a subtree is not expanded (its mass is
     accounted for rigorously in the dropped accumulators).  ``prec`` is the
     working precision in bits (an argument, never global state).
+
+    ``engine``: ``"auto"`` runs the compiled kernel (:mod:`exactdp.engine.ckernel`,
+    128-bit directed rounding) when it is built and applies (``prec <=
+    ckernel.MAX_PREC``, increasing nonnegative weights, ``tau >= 0``), else this
+    module's python-flint walk; ``"arb"`` forces the latter, ``"compiled"`` the
+    former (ValueError when it does not apply).  ``TailSums.engine`` names the one
+    that ran; both return certified enclosures.
 
     >>> m = Mechanism(1, "1/3")          # L = 1: Z = T_0 * 1 + T_1 * 4
     >>> ts = tail_sums(m, 2, Threshold.from_fraction(Fraction(5), 64))
@@ -569,6 +608,15 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     W = tuple(mech.weights)
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
+    if engine != "arb":
+        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0)
+        if res is not None:
+            if progress is not None:
+                progress(res.nodes, res.drop_P)
+            return res
+        if engine == "compiled":
+            raise ValueError("tail_sums: the compiled kernel does not apply here "
+                             f"({_ckernel_engine()}; prec <= its maximum, increasing weights >= 0, tau >= 0)")
     unit = _Unit(tuple(mech.pi0), W, W, [Fraction(w) for w in W])
     stat = LinearStatistic([unit], [(0, l) for l in range(L, 0, -1)], 0, tau, prec=prec, tol=tol)
     with ctx.workprec(prec):

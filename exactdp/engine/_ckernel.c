@@ -1,0 +1,976 @@
+/* Compiled certified kernel: the tree walk of exactdp.engine.kernel.tail_sums
+ * (binomial rows included) in C, with a 128-bit software float and directed
+ * rounding.  Built by setup.py as the optional extension exactdp.engine._ckernel;
+ * the Python glue is exactdp/engine/ckernel.py, which also states the
+ * certificate (every quantity is a nonnegative mass or moment; lower bounds are
+ * rounded down, upper bounds up; integer threshold comparisons are exact).
+ *
+ * Numbers.  uf = M * 2^e with M a 128-bit integer in [2^127, 2^128) (or M = 0
+ * for zero), so truncating an exact value to uf loses a relative amount < 2^-127.
+ * Binomial rows store round-down values only, together with a count K such that
+ * every stored value v satisfies v >= exact * (1 - 2^-127)^K; then
+ * exact <= v * (1 + 4 K 2^-127) (valid while 2 K 2^-127 <= 1), the row's factor F.
+ *
+ * Integers.  Thresholds are compared in exact two's-complement integers of NL
+ * 64-bit limbs (the Python side checks that every value fits).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+typedef unsigned __int128 u128;
+typedef uint64_t u64;
+typedef int64_t i64;
+
+/* ------------------------------------------------------------------ uf */
+typedef struct { u64 hi, lo; i64 e; } uf;
+typedef struct { uf lo, hi; } iv;                 /* an interval of nonnegative reals */
+#pragma pack(push, 4)
+typedef struct { u64 hi, lo; int32_t e; } ufc;   /* compact, for the rows (20 bytes) */
+#pragma pack(pop)
+
+static const uf UF0 = {0, 0, 0};
+static const uf UF1 = {1ULL << 63, 0, -127};
+
+static inline int uf_zero(uf a) { return a.hi == 0; }
+static inline uf ufc_get(const ufc *c) { uf r = {c->hi, c->lo, c->e}; return r; }
+static inline void ufc_set(ufc *c, uf a) { c->hi = a.hi; c->lo = a.lo; c->e = (int32_t)a.e; }
+
+/* a + 1 ulp (for rounding up) */
+static inline uf uf_inc(uf a) {
+    a.lo++;
+    if (a.lo == 0) {
+        a.hi++;
+        if (a.hi == 0) { a.hi = 1ULL << 63; a.e++; }
+    }
+    return a;
+}
+
+/* Normalize the 256-bit integer r[3]:r[2]:r[1]:r[0] times 2^e (plus an
+ * extra positive amount below the last bit if sticky) to a uf, rounding down
+ * or up. */
+static uf norm256(u64 r3, u64 r2, u64 r1, u64 r0, i64 e, int sticky, int up) {
+    uf out;
+    int shift;   /* number of leading zero bits of the 256-bit value */
+    if (r3) shift = __builtin_clzll(r3);
+    else if (r2) shift = 64 + __builtin_clzll(r2);
+    else if (r1) shift = 128 + __builtin_clzll(r1);
+    else if (r0) shift = 192 + __builtin_clzll(r0);
+    else {
+        if (sticky && up) { /* a positive amount smaller than 2^e: bound it by 2^e */
+            out.hi = 1ULL << 63; out.lo = 0; out.e = e - 127; return out;
+        }
+        return UF0;
+    }
+    /* shift left by `shift` (limb then bits) */
+    int ls = shift / 64, bs = shift % 64;
+    u64 w[4] = {r0, r1, r2, r3}, v[4] = {0, 0, 0, 0};
+    for (int i = 3; i >= ls; i--) v[i] = w[i - ls];
+    if (bs) {
+        for (int i = 3; i > 0; i--) v[i] = (v[i] << bs) | (v[i - 1] >> (64 - bs));
+        v[0] <<= bs;
+    }
+    out.hi = v[3]; out.lo = v[2];
+    out.e = e + 128 - shift;
+    int inexact = sticky || v[1] || v[0];
+    if (up && inexact) out = uf_inc(out);
+    return out;
+}
+
+/* r2:r1:r0 * 2^e (r2 != 0) truncated to a uf; *inexact set when bits were dropped */
+static inline uf norm192(u64 r2, u64 r1, u64 r0, i64 e, int *inexact) {
+    uf out;
+    int sh = __builtin_clzll(r2);
+    if (sh == 0) { out.hi = r2; out.lo = r1; *inexact = r0 != 0; out.e = e + 64; }
+    else {
+        out.hi = (r2 << sh) | (r1 >> (64 - sh)); out.lo = (r1 << sh) | (r0 >> (64 - sh));
+        *inexact = (r0 << sh) != 0; out.e = e + 64 - sh;
+    }
+    return out;
+}
+
+static inline uf uf_mul(uf a, uf b, int up) {
+    if (uf_zero(a) || uf_zero(b)) return UF0;
+    u128 hh = (u128)a.hi * b.hi, hl = (u128)a.hi * b.lo, lh = (u128)a.lo * b.hi, ll = (u128)a.lo * b.lo;
+    u64 r0 = (u64)ll;
+    u128 mid = (ll >> 64) + (u64)hl + (u64)lh;
+    u64 r1 = (u64)mid;
+    u128 top = hh + (hl >> 64) + (lh >> 64) + (mid >> 64);
+    u64 r2 = (u64)top, r3 = (u64)(top >> 64);
+    i64 e = a.e + b.e;
+    uf out;
+    if (r3 >> 63) {
+        out.hi = r3; out.lo = r2; out.e = e + 128;
+        if (up && (r1 | r0)) out = uf_inc(out);
+    } else {
+        out.hi = (r3 << 1) | (r2 >> 63); out.lo = (r2 << 1) | (r1 >> 63); out.e = e + 127;
+        if (up && ((r1 << 1) | r0)) out = uf_inc(out);
+    }
+    return out;
+}
+
+static inline uf uf_mul_u64(uf a, u64 k, int up) {
+    if (uf_zero(a) || k == 0) return UF0;
+    u128 l = (u128)a.lo * k, h = (u128)a.hi * k;
+    u64 r0 = (u64)l;
+    u128 s = (l >> 64) + (u64)h;
+    u64 r1 = (u64)s;
+    u64 r2 = (u64)(h >> 64) + (u64)(s >> 64);
+    if (r2 == 0) return norm256(0, 0, r1, r0, a.e, 0, up);
+    int inexact; uf out = norm192(r2, r1, r0, a.e, &inexact);
+    if (up && inexact) out = uf_inc(out);
+    return out;
+}
+
+static inline uf uf_div_u64(uf a, u64 k, int up) {
+    if (uf_zero(a)) return UF0;
+    /* (a.hi, a.lo, 0) / k: three-limb long division */
+    u128 n = a.hi;
+    u64 q2 = (u64)(n / k); u64 rem = (u64)(n % k);
+    n = ((u128)rem << 64) | a.lo;
+    u64 q1 = (u64)(n / k); rem = (u64)(n % k);
+    n = ((u128)rem << 64);
+    u64 q0 = (u64)(n / k); rem = (u64)(n % k);
+    return norm256(0, q2, q1, q0, a.e - 64, rem != 0, up);
+}
+
+static inline uf uf_from_u64(u64 k) { return norm256(0, 0, 0, k, 0, 0, 0); }
+
+static inline int uf_lt(uf a, uf b) {   /* a < b */
+    if (uf_zero(b)) return 0;
+    if (uf_zero(a)) return 1;
+    if (a.e != b.e) return a.e < b.e;
+    if (a.hi != b.hi) return a.hi < b.hi;
+    return a.lo < b.lo;
+}
+
+static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
+    if (uf_zero(a)) return b;
+    if (uf_zero(b)) return a;
+    if (a.e < b.e) { uf t = a; a = b; b = t; }
+    i64 d = a.e - b.e;
+    u64 bh, bl; int sticky;
+    if (d == 0) { bh = b.hi; bl = b.lo; sticky = 0; }
+    else if (d < 64) {
+        sticky = (b.lo << (64 - d)) != 0;
+        bl = (b.lo >> d) | (b.hi << (64 - d)); bh = b.hi >> d;
+    } else if (d == 64) { sticky = b.lo != 0; bl = b.hi; bh = 0; }
+    else if (d < 128) {
+        sticky = b.lo != 0 || (b.hi << (128 - d)) != 0;
+        bl = b.hi >> (d - 64); bh = 0;
+    } else { bh = bl = 0; sticky = 1; }
+    u64 lo = a.lo + bl;
+    u64 c = lo < bl;
+    u64 hi = a.hi + bh;
+    u64 c2 = hi < bh;
+    hi += c;
+    c2 |= (c && hi == 0);
+    uf out;
+    if (c2) {   /* 129-bit sum: shift right by one */
+        int dropped = lo & 1;
+        out.lo = (lo >> 1) | (hi << 63); out.hi = (hi >> 1) | (1ULL << 63); out.e = a.e + 1;
+        sticky |= dropped;
+    } else { out.hi = hi; out.lo = lo; out.e = a.e; }
+    if (up && sticky) out = uf_inc(out);
+    return out;
+}
+
+/* a - b for a >= b >= 0 (the result is clamped at 0 when a <= b). */
+static uf uf_sub(uf a, uf b, int up) {
+    if (uf_zero(b)) return a;
+    if (!uf_lt(b, a)) return UF0;
+    i64 d = a.e - b.e;                 /* >= 0 since a > b */
+    if (d >= 128) {                    /* 0 < b < ulp(a) */
+        if (!up) {
+            u64 lo = a.lo - 1, hi = a.hi - (a.lo == 0);
+            return norm256(0, 0, hi, lo, a.e, 1, 0);
+        }
+        return a;
+    }
+    /* A = a.M << 128, B = b.M << (128 - d), both exact in 256 bits */
+    u64 A[4] = {0, 0, a.lo, a.hi}, B[4] = {0, 0, 0, 0};
+    int s = (int)(128 - d), ls = s / 64, bs = s % 64;
+    u64 w[4] = {b.lo, b.hi, 0, 0};
+    for (int i = 3; i >= ls; i--) B[i] = w[i - ls];
+    if (bs) { for (int i = 3; i > 0; i--) B[i] = (B[i] << bs) | (B[i - 1] >> (64 - bs)); B[0] <<= bs; }
+    u64 R[4]; u64 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        u64 x = A[i] - B[i];
+        u64 b1 = A[i] < B[i];
+        u64 y = x - borrow;
+        u64 b2 = x < borrow;
+        R[i] = y; borrow = b1 | b2;
+    }
+    return norm256(R[3], R[2], R[1], R[0], a.e - 128, 0, up);
+}
+
+/* (1 - 2^-127)^-K <= 1 + 4 K 2^-127 (for 2 K 2^-127 <= 1): exact as a uf */
+static uf uf_factor(u64 K) {
+    uf f = {1ULL << 63, 4 * K, -127};
+    return f;
+}
+
+static inline iv iv_mul(iv a, iv b) { iv r = {uf_mul(a.lo, b.lo, 0), uf_mul(a.hi, b.hi, 1)}; return r; }
+static inline iv iv_add(iv a, iv b) { iv r = {uf_add(a.lo, b.lo, 0), uf_add(a.hi, b.hi, 1)}; return r; }
+static inline iv iv_mul_u64(iv a, u64 k) { iv r = {uf_mul_u64(a.lo, k, 0), uf_mul_u64(a.hi, k, 1)}; return r; }
+static inline iv iv_pt(uf a) { iv r = {a, a}; return r; }
+
+/* ------------------------------------------------------------------ big integers */
+#define NL 8
+typedef struct { u64 w[NL]; } big;       /* two's complement, w[0] least significant */
+
+static inline int big_neg(const big *a, int nl) { return (a->w[nl - 1] >> 63) != 0; }
+static inline int big_iszero(const big *a, int nl) {
+    for (int i = 0; i < nl; i++) if (a->w[i]) return 0;
+    return 1;
+}
+static inline int big_sign(const big *a, int nl) { return big_neg(a, nl) ? -1 : (big_iszero(a, nl) ? 0 : 1); }
+
+/* r = a + k * b with b >= 0 and k >= 0 */
+static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl) {
+    u64 carry_m = 0, carry_a = 0;
+    for (int i = 0; i < nl; i++) {
+        u128 p = (u128)b->w[i] * k + carry_m;
+        carry_m = (u64)(p >> 64);
+        u128 s = (u128)a->w[i] + (u64)p + carry_a;
+        r->w[i] = (u64)s;
+        carry_a = (u64)(s >> 64);
+    }
+}
+
+static inline void big_negate(big *r, const big *a, int nl) {
+    u64 c = 1;
+    for (int i = 0; i < nl; i++) {
+        u64 x = ~a->w[i];
+        r->w[i] = x + c;
+        c = (c && r->w[i] == 0);
+    }
+}
+
+static inline void big_add(big *r, const big *a, const big *b, int nl) {
+    u64 c = 0;
+    for (int i = 0; i < nl; i++) {
+        u128 s = (u128)a->w[i] + b->w[i] + c;
+        r->w[i] = (u64)s; c = (u64)(s >> 64);
+    }
+}
+
+/* |a| as a uf interval [floor, ceil] (exact when it fits) */
+static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
+    big t;
+    if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
+    for (int i = nl; i < NL; i++) t.w[i] = 0;
+    int top = nl - 1;
+    while (top >= 0 && t.w[top] == 0) top--;
+    if (top < 0) { *lo = *hi = UF0; return; }
+    if (top <= 1) {                 /* exact: at most 128 bits */
+        u64 h = t.w[1], l = t.w[0]; i64 e = 0;
+        if (!h) { h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        lo->hi = h; lo->lo = l; lo->e = e - sh;
+        *hi = *lo; return;
+    }
+    int sticky = 0;
+    for (int i = 0; i < top - 2; i++) if (t.w[i]) { sticky = 1; break; }
+    int inexact;
+    *lo = norm192(t.w[top], t.w[top - 1], t.w[top - 2], (i64)64 * (top - 2), &inexact);
+    *hi = (inexact || sticky) ? uf_inc(*lo) : *lo;
+}
+
+/* max(a, 0), rounded up */
+static inline uf big_pos_up(const big *a, int nl) {
+    if (big_neg(a, nl)) return UF0;
+    uf lo, hi; big_abs_iv(a, nl, &lo, &hi); return hi;
+}
+
+static inline double big_to_double(const big *a, int nl) {
+    big t; int neg = big_neg(a, nl);
+    if (neg) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
+    double x = nl >= 2 ? ldexp((double)t.w[nl - 1] * 18446744073709551616.0 + (double)t.w[nl - 2], 64 * (nl - 2))
+                       : (double)t.w[0];
+    return neg ? -x : x;
+}
+
+/* sign of a + t * b (b > 0, t >= 0) */
+static inline int sign_at(const big *a, i64 t, const big *b, int nl) {
+    big r; big_addmul(&r, a, (u64)t, b, nl);
+    return big_sign(&r, nl);
+}
+
+/* smallest t in [0, m] with a + t b > 0 (b > 0), or m + 1 */
+static i64 first_pos(const big *a, const big *b, double bd, i64 m, int nl) {
+    double x = -big_to_double(a, nl) / bd;
+    i64 t;
+    if (!(x == x) || x > (double)(m + 1)) t = m + 1;
+    else if (x < 0) t = 0;
+    else t = (i64)floor(x) + 1;
+    if (t > m + 1) t = m + 1;
+    while (t > 0 && sign_at(a, t - 1, b, nl) > 0) t--;
+    while (t <= m && sign_at(a, t, b, nl) <= 0) t++;
+    return t;
+}
+
+/* largest t in [0, m] with a + t b < 0 (b > 0), or -1 */
+static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
+    double x = -big_to_double(a, nl) / bd;
+    i64 t;
+    if (!(x == x) || x < 0) t = -1;
+    else if (x > (double)m) t = m;
+    else t = (i64)ceil(x) - 1;
+    if (t < -1) t = -1;
+    if (t > m) t = m;
+    while (t < m && sign_at(a, t + 1, b, nl) < 0) t++;
+    while (t >= 0 && sign_at(a, t, b, nl) >= 0) t--;
+    return t;
+}
+
+/* ------------------------------------------------------------------ binomial rows */
+typedef struct {
+    i64 m, ka, kb, n;
+    ufc *pmf, *suf, *suf2, *pre, *pre2;   /* round-down values; sums exclude the tails */
+    uf F;                                   /* exact <= stored * F */
+    uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
+    i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
+    u64 used;                               /* last use (LRU clock) */
+} row_t;
+
+typedef struct {
+    uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
+    double theta;
+    row_t **rows;       /* indexed by m */
+    /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
+       down) and its count; has[m] = 0 when unknown */
+    i64 *amode, *acnt; uf *apm; char *has;
+} level_t;
+
+typedef struct {
+    int L; i64 n;
+    level_t *lev;       /* 1..L */
+    uf tol, row_tol;
+    uf *buf;            /* scratch pmf, size n + 1 */
+    uf *rlo, *rhi;      /* 1/k rounded down / up, k = 1..n + 1 (count 1) */
+    i64 *cnt;           /* scratch counts */
+    i64 cells, max_cells;
+    u64 clock;
+    int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
+} rows_ctx;
+
+static void free_row(row_t *r) {
+    if (!r) return;
+    free(r->pmf);
+    free(r);
+}
+
+static void clear_rows(rows_ctx *c) {
+    for (int l = 1; l <= c->L; l++)
+        for (i64 m = 0; m <= c->n; m++)
+            if (c->lev[l].rows[m]) { free_row(c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
+    c->cells = 0;
+}
+
+/* x^k rounded down; *count: the count of x on entry, of the result on exit */
+static uf pow_down(uf x, u64 k, i64 *count) {
+    uf r = UF1; i64 cr = 0, cb = *count;
+    uf b = x;
+    while (k) {
+        if (k & 1) { r = uf_mul(r, b, 0); cr = cr + cb + 1; }
+        k >>= 1;
+        if (k) { b = uf_mul(b, b, 0); cb = 2 * cb + 1; }
+    }
+    *count = cr;
+    return r;
+}
+
+/* Whether the window may stop after a cell of (round-down) mass cur, count cc, whose
+ * neighbour ratio outward is at most rn: the ratios decrease outward, so the masses
+ * beyond are at most p r^j, their sum at most p r / (1 - r) and the second-order sum
+ * sum_j j p r^j = p r / (1 - r)^2; both are <= row_tol when p r <= row_tol (1 - r)^2. */
+static inline int tail_ok(const rows_ctx *c, uf cur, i64 cc, uf rn) {
+    if (!uf_lt(rn, UF1)) return 0;
+    uf om = uf_sub(UF1, rn, 0);                           /* <= 1 - r */
+    uf lhs = uf_mul(uf_mul(cur, uf_factor((u64)cc), 1), rn, 1);
+    uf rhs = uf_mul(uf_mul(c->row_tol, om, 0), om, 0);
+    return !uf_lt(rhs, lhs);
+}
+
+static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
+    row_t *row = (row_t *)calloc(1, sizeof(row_t));
+    if (!row) { c->err = 1; return NULL; }
+    row->m = m;
+    if (m == 0) {
+        row->ka = row->kb = 0; row->n = 1;
+        row->pmf = (ufc *)malloc(5 * sizeof(ufc));
+        if (!row->pmf) { free(row); c->err = 1; return NULL; }
+        row->suf = row->pmf + 1; row->suf2 = row->pmf + 2; row->pre = row->pmf + 3; row->pre2 = row->pmf + 4;
+        for (int i = 0; i < 5; i++) ufc_set(row->pmf + i, UF1);
+        row->F = UF1; row->tl = row->tr = row->tl2 = row->tr2 = UF0;
+        return row;
+    }
+    i64 mode = (i64)((double)(m + 1) * lv->theta);
+    if (mode > m) mode = m;
+    if (mode < 0) mode = 0;
+    /* pm = C(m, mode) theta^mode (1 - theta)^(m - mode), rounded down, with its count */
+    uf pm; i64 cpm;
+    /* an anchor: a row of this level at a nearby m' (its pmf at its mode), walked to (m, mode) */
+    i64 am = -1;
+    for (i64 d = 1; d <= 32 && am < 0; d++) {
+        if (m - d >= 1 && lv->has[m - d] && lv->amode[m - d] <= m) am = m - d;
+        else if (m + d <= c->n && lv->has[m + d] && lv->amode[m + d] <= m) am = m + d;
+    }
+    if (am >= 0) {
+        uf v = lv->apm[am]; i64 cv = lv->acnt[am], k = lv->amode[am], mm = am;
+        /* b(k; mm + 1) = b(k; mm) (mm + 1) / (mm + 1 - k) (1 - theta) */
+        for (; mm < m; mm++) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm + 1), 0), c->rlo[mm + 1 - k], 0), lv->omt_lo, 0); cv += 5; }
+        /* b(k; mm - 1) = b(k; mm) (mm - k) / mm / (1 - theta)   (k <= m <= mm - 1) */
+        for (; mm > m; mm--) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm - k), 0), c->rlo[mm], 0), lv->iomt_lo, 0); cv += 5; }
+        for (; k < mode; k++) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - k), 0), c->rlo[k + 1], 0), 0); cv += 5; }
+        for (; k > mode; k--) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->irho_lo, (u64)k, 0), c->rlo[m - k + 1], 0), 0); cv += 5; }
+        pm = v; cpm = cv;
+    } else {
+        i64 k = mode < m - mode ? mode : m - mode;
+        uf cb = UF1; i64 ccount = 0;
+        for (i64 i = 1; i <= k; i++) {
+            cb = uf_mul(uf_mul_u64(cb, (u64)(m - k + i), 0), c->rlo[i], 0);
+            ccount += 3;
+        }
+        i64 c1 = 1, c2 = 1;
+        uf p1 = pow_down(lv->theta_lo, (u64)mode, &c1);
+        uf p2 = pow_down(lv->omt_lo, (u64)(m - mode), &c2);
+        pm = uf_mul(uf_mul(cb, p1, 0), p2, 0);
+        cpm = ccount + c1 + c2 + 2;
+    }
+    row->amode = mode; row->apm = pm; row->acnt = cpm;
+    lv->amode[m] = mode; lv->apm[m] = pm; lv->acnt[m] = cpm; lv->has[m] = 1;
+    uf *buf = c->buf; i64 *cnt = c->cnt;
+    buf[mode] = pm; cnt[mode] = cpm;
+    /* walk right */
+    uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
+    while (kk < m) {
+        uf r = uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - kk), 0), c->rlo[kk + 1], 0);
+        cur = uf_mul(cur, r, 0); cc += 5;
+        kk++;
+        buf[kk] = cur; cnt[kk] = cc;
+        if (uf_lt(cur, c->row_tol) && kk < m) {
+            uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), c->rhi[kk + 1], 1);
+            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+        }
+    }
+    tr = cut ? c->row_tol : UF0;
+    i64 kb = kk, cmax = cc;
+    /* walk left */
+    cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
+    while (kk > 0) {
+        uf r = uf_mul(uf_mul_u64(lv->irho_lo, (u64)kk, 0), c->rlo[m - kk + 1], 0);
+        cur = uf_mul(cur, r, 0); cc += 5;
+        kk--;
+        buf[kk] = cur; cnt[kk] = cc;
+        if (uf_lt(cur, c->row_tol) && kk > 0) {
+            uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), c->rhi[m - kk + 1], 1);
+            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+        }
+    }
+    tl = cut ? c->row_tol : UF0;
+    i64 ka = kk;
+    if (cc > cmax) cmax = cc;
+    i64 n = kb - ka + 1;
+    row->ka = ka; row->kb = kb; row->n = n;
+    row->pmf = (ufc *)malloc((size_t)5 * (size_t)n * sizeof(ufc));
+    if (!row->pmf) { free(row); c->err = 1; return NULL; }
+    row->suf = row->pmf + n; row->suf2 = row->pmf + 2 * n; row->pre = row->pmf + 3 * n; row->pre2 = row->pmf + 4 * n;
+    for (i64 i = 0; i < n; i++) ufc_set(row->pmf + i, buf[ka + i]);
+    uf a = UF0, a2 = UF0;
+    for (i64 i = n - 1; i >= 0; i--) {
+        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+        ufc_set(row->suf + i, a); ufc_set(row->suf2 + i, a2);
+    }
+    a = UF0; a2 = UF0;
+    for (i64 i = 0; i < n; i++) {
+        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+        ufc_set(row->pre + i, a); ufc_set(row->pre2 + i, a2);
+    }
+    u64 K = (u64)(cmax + 2 * n + 2);
+    if (K > (1ULL << 60)) { c->err = 2; free_row(row); return NULL; }
+    row->F = uf_factor(K);
+    /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
+    row->tl = tl; row->tr = tr;
+    row->tl2 = tl; row->tr2 = tr;
+    return row;
+}
+
+typedef struct { u64 used; int l; i64 m; } lru_t;
+static int lru_cmp(const void *a, const void *b) {
+    u64 x = ((const lru_t *)a)->used, y = ((const lru_t *)b)->used;
+    return x < y ? -1 : (x > y);
+}
+
+/* free the least recently used rows until the cache holds at most 3/4 of its budget */
+static void evict_rows(rows_ctx *c) {
+    i64 count = 0;
+    for (int l = 1; l <= c->L; l++)
+        for (i64 m = 0; m <= c->n; m++) if (c->lev[l].rows[m]) count++;
+    lru_t *a = (lru_t *)malloc((size_t)count * sizeof(lru_t));
+    if (!a) { clear_rows(c); return; }
+    i64 k = 0;
+    for (int l = 1; l <= c->L; l++)
+        for (i64 m = 0; m <= c->n; m++)
+            if (c->lev[l].rows[m]) { a[k].used = c->lev[l].rows[m]->used; a[k].l = l; a[k].m = m; k++; }
+    qsort(a, (size_t)count, sizeof(lru_t), lru_cmp);
+    for (i64 i = 0; i < count && c->cells > c->max_cells / 4 * 3; i++) {
+        row_t *r = c->lev[a[i].l].rows[a[i].m];
+        c->cells -= r->n;
+        free_row(r);
+        c->lev[a[i].l].rows[a[i].m] = NULL;
+    }
+    free(a);
+}
+
+static inline row_t *get_row(rows_ctx *c, int l, i64 m) {
+    row_t *r = c->lev[l].rows[m];
+    if (r) { r->used = ++c->clock; return r; }
+    if (c->cells > c->max_cells) evict_rows(c);
+    r = make_row(c, &c->lev[l], m);
+    if (!r) return NULL;
+    r->used = ++c->clock;
+    c->lev[l].rows[m] = r;
+    c->cells += r->n;
+    return r;
+}
+
+static inline uf hi_of(const row_t *r, const ufc *v) { return uf_mul(ufc_get(v), r->F, 1); }
+
+static inline iv sf_ge(const row_t *r, i64 k) {
+    iv out;
+    if (k <= 0) return iv_pt(UF1);
+    if (k > r->m) return iv_pt(UF0);
+    if (k > r->kb) { out.lo = UF0; out.hi = r->tr; return out; }
+    if (k < r->ka) {
+        out.lo = ufc_get(r->suf);
+        out.hi = uf_add(uf_add(hi_of(r, r->suf), r->tr, 1), r->tl, 1);
+        return out;
+    }
+    const ufc *v = r->suf + (k - r->ka);
+    out.lo = ufc_get(v); out.hi = uf_add(hi_of(r, v), r->tr, 1);
+    return out;
+}
+
+static inline iv cdf_le(const row_t *r, i64 k) {
+    iv out;
+    if (k < 0) return iv_pt(UF0);
+    if (k >= r->m) return iv_pt(UF1);
+    if (k < r->ka) { out.lo = UF0; out.hi = r->tl; return out; }
+    if (k > r->kb) {
+        const ufc *v = r->pre + (r->n - 1);
+        out.lo = ufc_get(v);
+        out.hi = uf_add(uf_add(hi_of(r, v), r->tl, 1), r->tr, 1);
+        return out;
+    }
+    const ufc *v = r->pre + (k - r->ka);
+    out.lo = ufc_get(v); out.hi = uf_add(hi_of(r, v), r->tl, 1);
+    return out;
+}
+
+/* sum_{j >= k} P[T >= j] */
+static inline iv ssum_ge(const row_t *r, i64 k) {
+    iv out;
+    if (k > r->m) return iv_pt(UF0);
+    if (k > r->kb) { out.lo = UF0; out.hi = r->tr2; return out; }
+    if (k >= r->ka) {
+        i64 i = k - r->ka;
+        const ufc *v = r->suf2 + i;
+        out.lo = ufc_get(v);
+        out.hi = uf_add(uf_add(hi_of(r, v), r->tr2, 1), uf_mul_u64(r->tr, (u64)(r->n - i), 1), 1);
+        return out;
+    }
+    i64 a1 = (r->ka - 1 < 0 ? r->ka - 1 : 0) - k + 1; if (a1 < 0) a1 = 0;
+    i64 a2 = r->ka - 1 - (k > 1 ? k : 1) + 1; if (a2 < 0) a2 = 0;
+    iv s2, s1;
+    s2.lo = ufc_get(r->suf2);
+    s2.hi = uf_add(uf_add(hi_of(r, r->suf2), r->tr2, 1), uf_mul_u64(r->tr, (u64)r->n, 1), 1);
+    s1.lo = ufc_get(r->suf);
+    s1.hi = uf_add(uf_add(hi_of(r, r->suf), r->tr, 1), r->tl, 1);
+    out = iv_add(iv_add(s2, iv_pt(uf_from_u64((u64)a1))), iv_mul_u64(s1, (u64)a2));
+    return out;
+}
+
+/* sum_{j <= k} P[T <= j] */
+static inline iv csum_le(const row_t *r, i64 k) {
+    iv out;
+    if (k < 0) return iv_pt(UF0);
+    if (k < r->ka) { out.lo = UF0; out.hi = r->tl2; return out; }
+    if (k <= r->kb) {
+        i64 i = k - r->ka;
+        const ufc *v = r->pre2 + i;
+        out.lo = ufc_get(v);
+        out.hi = uf_add(uf_add(hi_of(r, v), r->tl2, 1), uf_mul_u64(r->tl, (u64)(i + 1), 1), 1);
+        return out;
+    }
+    i64 mx = r->kb + 1 > r->m ? r->kb + 1 : r->m;
+    i64 a1 = k - mx + 1; if (a1 < 0) a1 = 0;
+    i64 a2 = (k < r->m - 1 ? k : r->m - 1) - (r->kb + 1) + 1; if (a2 < 0) a2 = 0;
+    const ufc *v2 = r->pre2 + (r->n - 1), *v1 = r->pre + (r->n - 1);
+    iv s2, s1;
+    s2.lo = ufc_get(v2);
+    s2.hi = uf_add(uf_add(hi_of(r, v2), r->tl2, 1), uf_mul_u64(r->tl, (u64)r->n, 1), 1);
+    s1.lo = ufc_get(v1);
+    s1.hi = uf_add(uf_add(hi_of(r, v1), r->tl, 1), r->tr, 1);
+    out = iv_add(iv_add(s2, iv_pt(uf_from_u64((u64)a1))), iv_mul_u64(s1, (u64)a2));
+    return out;
+}
+
+static iv pmf_at(const row_t *r, i64 t) {
+    iv out;
+    if (t < 0 || t > r->m) return iv_pt(UF0);
+    if (t < r->ka) { out.lo = UF0; out.hi = r->tl; return out; }
+    if (t > r->kb) { out.lo = UF0; out.hi = r->tr; return out; }
+    const ufc *v = r->pmf + (t - r->ka);
+    out.lo = ufc_get(v); out.hi = hi_of(r, v);
+    return out;
+}
+
+/* ------------------------------------------------------------------ the walk */
+typedef struct { int l; i64 m; big E; uf plo, phi; } node_t;
+
+typedef struct {
+    int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one;
+    big Wq[65], B[65], B2[65], Pbig, E0;
+    double Bd[65], B2d[65];
+    iv invQ, mu[65], muW0[65], Wmu[65], slope[65];
+    uf e_lo_mag, e_hi_mag; int e_lo_neg, e_hi_neg;     /* e = tau - P/Q in [e_lo, e_hi] */
+} params;
+
+typedef struct {
+    iv up_P, up_X, eq_P, lo_P, lo_X;
+    uf d_P, d_E, d_up, d_lo;
+    i64 nodes, leaves;
+} acc_t;
+
+/* lower / upper bound of x - e (x >= 0 an interval) clamped at 0 */
+static inline iv minus_e(iv x, const params *p) {
+    iv r;
+    /* lower: x.lo - e_hi */
+    r.lo = p->e_hi_neg ? uf_add(x.lo, p->e_hi_mag, 0) : uf_sub(x.lo, p->e_hi_mag, 0);
+    /* upper: x.hi - e_lo */
+    r.hi = p->e_lo_neg ? uf_add(x.hi, p->e_lo_mag, 1) : uf_sub(x.hi, p->e_lo_mag, 1);
+    return r;
+}
+static inline iv plus_e(iv x, const params *p) {
+    iv r;
+    r.lo = p->e_lo_neg ? uf_sub(x.lo, p->e_lo_mag, 0) : uf_add(x.lo, p->e_lo_mag, 0);
+    r.hi = p->e_hi_neg ? uf_sub(x.hi, p->e_hi_mag, 1) : uf_add(x.hi, p->e_hi_mag, 1);
+    return r;
+}
+/* upper bound of max(x/Q - e, 0) for an exact integer x */
+static inline uf over_Q_up(uf v, const params *p) { return p->q_one ? v : uf_mul(v, p->invQ.hi, 1); }
+static inline uf up_minus_e(const big *x, const params *p) {
+    uf v = over_Q_up(big_pos_up(x, p->nl), p);
+    return p->e_lo_neg ? uf_add(v, p->e_lo_mag, 1) : v;
+}
+/* upper bound of max(-x/Q + e, 0) */
+static inline uf up_neg_plus_e(const big *x, const params *p) {
+    big t; big_negate(&t, x, p->nl);
+    uf v = over_Q_up(big_pos_up(&t, p->nl), p);
+    return p->e_hi_neg ? v : uf_add(v, p->e_hi_mag, 1);
+}
+/* an exact integer x >= 0 divided by Q, as an interval */
+static inline iv big_over_Q(const big *x, const params *p) {
+    iv r;
+    if (big_neg(x, p->nl)) { r.lo = r.hi = UF0; return r; }
+    big_abs_iv(x, p->nl, &r.lo, &r.hi);
+    if (!p->q_one) { r.lo = uf_mul(r.lo, p->invQ.lo, 0); r.hi = uf_mul(r.hi, p->invQ.hi, 1); }
+    return r;
+}
+
+static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
+    size_t cap = 1024, sp = 0;
+    node_t *stack = (node_t *)malloc(cap * sizeof(node_t));
+    if (!stack) return 1;
+    stack[sp].l = p->L; stack[sp].m = p->n; stack[sp].E = p->E0;
+    stack[sp].plo = UF1; stack[sp].phi = UF1; sp++;
+    const int nl = p->nl;
+    while (sp) {
+        node_t nd = stack[--sp];
+        int l = nd.l; i64 m = nd.m;
+        iv P = {nd.plo, nd.phi};
+        acc->nodes++;
+        if (p->max_nodes > 0 && acc->nodes > p->max_nodes) { free(stack); return 3; }
+        big A, Amax;
+        big_addmul(&A, &nd.E, (u64)m, &p->Wq[0], nl);           /* (Zs + m W_0) Q - P */
+        if (big_sign(&A, nl) > 0) {                             /* wholly above */
+            acc->up_P = iv_add(acc->up_P, P);
+            iv D = minus_e(iv_add(big_over_Q(&A, p), iv_mul_u64(p->muW0[l], (u64)m)), p);
+            acc->up_X = iv_add(acc->up_X, iv_mul(P, D));
+            continue;
+        }
+        big_addmul(&Amax, &nd.E, (u64)m, &p->Wq[l], nl);        /* (Zs + m W_l) Q - P */
+        if (big_sign(&Amax, nl) < 0) {                          /* wholly below */
+            acc->lo_P = iv_add(acc->lo_P, P);
+            big nA; big_negate(&nA, &Amax, nl);
+            iv D = plus_e(iv_add(big_over_Q(&nA, p), iv_mul_u64(p->Wmu[l], (u64)m)), p);
+            acc->lo_X = iv_add(acc->lo_X, iv_mul(P, D));
+            continue;
+        }
+        if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
+        row_t *row = get_row(rc, l, m);
+        if (!row) { free(stack); return rc->err ? rc->err : 1; }
+        i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
+        big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
+        i64 kb = last_neg(&A2, &p->B2[l], p->B2d[l], m, nl);              /* children wholly below: t <= kb */
+        if (ka <= m) {
+            iv s0 = sf_ge(row, ka), s1 = ssum_ge(row, ka + 1);
+            big G; big_addmul(&G, &A, (u64)ka, &p->B[l], nl);
+            iv g = minus_e(iv_add(big_over_Q(&G, p), iv_mul_u64(p->muW0[l - 1], (u64)(m - ka))), p);
+            acc->up_P = iv_add(acc->up_P, iv_mul(P, s0));
+            acc->up_X = iv_add(acc->up_X, iv_mul(P, iv_add(iv_mul(s0, g), iv_mul(p->slope[l], s1))));
+        }
+        if (kb >= 0) {
+            iv s0 = cdf_le(row, kb), s1 = csum_le(row, kb - 1);
+            big H, nH; big_addmul(&H, &A2, (u64)kb, &p->B2[l], nl); big_negate(&nH, &H, nl);
+            iv h = plus_e(iv_add(big_over_Q(&nH, p), iv_mul_u64(p->Wmu[l - 1], (u64)(m - kb))), p);
+            acc->lo_P = iv_add(acc->lo_P, iv_mul(P, s0));
+            acc->lo_X = iv_add(acc->lo_X, iv_mul(P, iv_add(iv_mul(s0, h), iv_mul(p->slope[l], s1))));
+        }
+        i64 t_first = kb + 1, t_last = ka - 1;
+        if (l == 1) {                                      /* leaf: a straddling child is Z == tau */
+            acc->leaves++;
+            for (i64 t = t_first; t <= t_last; t++) acc->eq_P = iv_add(acc->eq_P, iv_mul(P, pmf_at(row, t)));
+            continue;
+        }
+        if (t_first > t_last) continue;
+        i64 lo_w = t_first > row->ka ? t_first : row->ka;
+        i64 hi_w = t_last < row->kb ? t_last : row->kb;
+        uf outside = UF0; int has_out = 0;
+        if (lo_w > hi_w) { outside = uf_add(row->tl, row->tr, 1); has_out = 1; }
+        else {
+            if (t_first < row->ka) { outside = row->tl; has_out = 1; }
+            if (t_last > row->kb) { outside = uf_add(outside, row->tr, 1); has_out = 1; }
+        }
+        if (has_out && !uf_zero(outside)) {
+            uf dm = uf_mul(P.hi, outside, 1);
+            big ZP; big_add(&ZP, &Amax, &p->Pbig, nl);      /* (Zs + m W_l) Q */
+            uf zhi = over_Q_up(big_pos_up(&ZP, nl), p);
+            acc->d_P = uf_add(acc->d_P, dm, 1);
+            acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
+            acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
+            acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
+        }
+        if (lo_w > hi_w) continue;
+        if (sp + (size_t)(hi_w - lo_w + 1) > cap) {
+            while (sp + (size_t)(hi_w - lo_w + 1) > cap) cap *= 2;
+            node_t *ns = (node_t *)realloc(stack, cap * sizeof(node_t));
+            if (!ns) { free(stack); return 1; }
+            stack = ns;
+        }
+        for (i64 t = lo_w; t <= hi_w; t++) {
+            const ufc *v = row->pmf + (t - row->ka);
+            uf pm_lo = ufc_get(v);
+            uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+            big Ec; big_addmul(&Ec, &nd.E, (u64)t, &p->Wq[l], nl);   /* child's (Zs Q - P) */
+            i64 mc = m - t;
+            if (uf_lt(cm_hi, rc->tol)) {
+                acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+                big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);       /* Zs_c Q */
+                uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
+                acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
+                big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
+                uf upb = up_minus_e(&X, p);
+                if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
+                acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
+                big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
+                acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
+            } else {
+                node_t *c = &stack[sp++];
+                c->l = l - 1; c->m = mc; c->E = Ec;
+                c->plo = uf_mul(P.lo, pm_lo, 0); c->phi = cm_hi;
+            }
+        }
+    }
+    free(stack);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ Python glue */
+static int get_u64(PyObject *o, u64 *out) {
+    unsigned long long v = PyLong_AsUnsignedLongLong(o);
+    if (v == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    *out = (u64)v; return 0;
+}
+
+/* uf from a tuple (hi, lo, e) */
+static int parse_uf(PyObject *t, uf *out) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 3) { PyErr_SetString(PyExc_TypeError, "uf: (hi, lo, e)"); return -1; }
+    if (get_u64(PyTuple_GET_ITEM(t, 0), &out->hi) || get_u64(PyTuple_GET_ITEM(t, 1), &out->lo)) return -1;
+    long long e = PyLong_AsLongLong(PyTuple_GET_ITEM(t, 2));
+    if (e == -1 && PyErr_Occurred()) return -1;
+    out->e = e; return 0;
+}
+static int parse_iv(PyObject *t, iv *out) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 2) { PyErr_SetString(PyExc_TypeError, "iv: (lo, hi)"); return -1; }
+    return parse_uf(PyTuple_GET_ITEM(t, 0), &out->lo) || parse_uf(PyTuple_GET_ITEM(t, 1), &out->hi) ? -1 : 0;
+}
+/* big from a tuple of NL limbs (two's complement, least significant first) */
+static int parse_big(PyObject *t, big *out) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != NL) { PyErr_SetString(PyExc_TypeError, "big: NL limbs"); return -1; }
+    for (int i = 0; i < NL; i++) if (get_u64(PyTuple_GET_ITEM(t, i), &out->w[i])) return -1;
+    return 0;
+}
+static PyObject *uf_tuple(uf a) {
+    return Py_BuildValue("(KKL)", (unsigned long long)a.hi, (unsigned long long)a.lo, (long long)a.e);
+}
+static PyObject *iv_tuple(iv a) {
+    PyObject *x = uf_tuple(a.lo), *y = uf_tuple(a.hi);
+    PyObject *r = (x && y) ? PyTuple_Pack(2, x, y) : NULL;
+    Py_XDECREF(x); Py_XDECREF(y);
+    return r;
+}
+
+#define GETSEQ(name, i) PySequence_Fast_GET_ITEM(name, i)
+
+static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
+    int L, nl; long long n, max_nodes, max_cells; int excess_le_z;
+    PyObject *o_Wq, *o_B, *o_B2, *o_P, *o_E0, *o_invQ, *o_mu, *o_muW0, *o_Wmu, *o_slope, *o_e,
+             *o_tol, *o_rtol, *o_rowc, *o_theta;
+    if (!PyArg_ParseTuple(args, "iiLLLiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z,
+                          &o_Wq, &o_B, &o_B2, &o_P, &o_E0, &o_invQ, &o_mu, &o_muW0, &o_Wmu, &o_slope,
+                          &o_e, &o_tol, &o_rtol, &o_rowc, &o_theta))
+        return NULL;
+    if (L < 1 || L > 64 || n < 0) { PyErr_SetString(PyExc_ValueError, "_ckernel: 1 <= L <= 64, n >= 0"); return NULL; }
+    params *p = (params *)calloc(1, sizeof(params));
+    rows_ctx rc; memset(&rc, 0, sizeof rc);
+    acc_t acc; memset(&acc, 0, sizeof acc);
+    PyObject *result = NULL;
+    PyObject *s[9] = {NULL};
+    if (!p) return PyErr_NoMemory();
+    p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z;
+    PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
+    for (int i = 0; i < 9; i++) {
+        s[i] = PySequence_Fast(seqs_src[i], "_ckernel: a sequence");
+        if (!s[i]) goto done;
+        if (PySequence_Fast_GET_SIZE(s[i]) != L + 1) { PyErr_SetString(PyExc_ValueError, "_ckernel: L + 1 entries"); goto done; }
+    }
+    for (int l = 0; l <= L; l++) {
+        if (parse_big(GETSEQ(s[0], l), &p->Wq[l]) || parse_big(GETSEQ(s[1], l), &p->B[l]) ||
+            parse_big(GETSEQ(s[2], l), &p->B2[l]) || parse_iv(GETSEQ(s[3], l), &p->mu[l]) ||
+            parse_iv(GETSEQ(s[4], l), &p->muW0[l]) || parse_iv(GETSEQ(s[5], l), &p->Wmu[l]) ||
+            parse_iv(GETSEQ(s[6], l), &p->slope[l]))
+            goto done;
+    }
+    if (parse_big(o_P, &p->Pbig) || parse_big(o_E0, &p->E0) || parse_iv(o_invQ, &p->invQ)) goto done;
+    p->nl = nl;
+    if (nl < 2 || nl > NL) { PyErr_SetString(PyExc_ValueError, "_ckernel: 2 <= nl <= NL"); goto done; }
+    p->q_one = p->invQ.lo.hi == (1ULL << 63) && p->invQ.lo.lo == 0 && p->invQ.lo.e == -127 &&
+               p->invQ.hi.hi == (1ULL << 63) && p->invQ.hi.lo == 0 && p->invQ.hi.e == -127;
+    for (int l = 0; l <= L; l++) { p->Bd[l] = big_to_double(&p->B[l], nl); p->B2d[l] = big_to_double(&p->B2[l], nl); }
+    {
+        int a, b; PyObject *m1, *m2;
+        if (!PyArg_ParseTuple(o_e, "iOiO", &a, &m1, &b, &m2)) goto done;
+        p->e_lo_neg = a; p->e_hi_neg = b;
+        if (parse_uf(m1, &p->e_lo_mag) || parse_uf(m2, &p->e_hi_mag)) goto done;
+    }
+    rc.L = L; rc.n = n; rc.max_cells = max_cells;
+    if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
+    rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
+    rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
+    rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+    rc.rlo = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+    rc.rhi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+    if (!rc.lev || !rc.buf || !rc.cnt || !rc.rlo || !rc.rhi) { PyErr_NoMemory(); goto done; }
+    rc.rlo[0] = rc.rhi[0] = UF0;
+    for (i64 k = 1; k <= n + 1; k++) { rc.rlo[k] = uf_div_u64(UF1, (u64)k, 0); rc.rhi[k] = uf_div_u64(UF1, (u64)k, 1); }
+    for (int l = 1; l <= L; l++) {
+        level_t *lv = &rc.lev[l];
+        PyObject *t = GETSEQ(s[7], l);
+        if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) != 7) { PyErr_SetString(PyExc_TypeError, "_ckernel: row constants"); goto done; }
+        if (parse_uf(PyTuple_GET_ITEM(t, 0), &lv->theta_lo) || parse_uf(PyTuple_GET_ITEM(t, 1), &lv->omt_lo) ||
+            parse_uf(PyTuple_GET_ITEM(t, 2), &lv->rho_lo) || parse_uf(PyTuple_GET_ITEM(t, 3), &lv->rho_hi) ||
+            parse_uf(PyTuple_GET_ITEM(t, 4), &lv->irho_lo) || parse_uf(PyTuple_GET_ITEM(t, 5), &lv->irho_hi) ||
+            parse_uf(PyTuple_GET_ITEM(t, 6), &lv->iomt_lo))
+            goto done;
+        lv->theta = PyFloat_AsDouble(GETSEQ(s[8], l));
+        if (PyErr_Occurred()) goto done;
+        lv->half.hi = 1ULL << 63; lv->half.lo = 0; lv->half.e = -128;
+        lv->rows = (row_t **)calloc((size_t)n + 1, sizeof(row_t *));
+        lv->amode = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+        lv->acnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+        lv->apm = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
+        lv->has = (char *)calloc((size_t)n + 1, 1);
+        if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
+    }
+    int rcode;
+    Py_BEGIN_ALLOW_THREADS
+    rcode = walk(p, &rc, &acc);
+    Py_END_ALLOW_THREADS
+    if (rcode == 1) { PyErr_NoMemory(); goto done; }
+    if (rcode == 2) { PyErr_SetString(PyExc_OverflowError, "_ckernel: rounding count overflow"); goto done; }
+    {
+        PyObject *items[11];
+        items[0] = iv_tuple(acc.up_P); items[1] = iv_tuple(acc.up_X); items[2] = iv_tuple(acc.eq_P);
+        items[3] = iv_tuple(acc.lo_P); items[4] = iv_tuple(acc.lo_X);
+        items[5] = uf_tuple(acc.d_P); items[6] = uf_tuple(acc.d_E); items[7] = uf_tuple(acc.d_up);
+        items[8] = uf_tuple(acc.d_lo);
+        items[9] = PyLong_FromLongLong(acc.nodes); items[10] = PyLong_FromLongLong(acc.leaves);
+        int ok = 1;
+        for (int i = 0; i < 11; i++) if (!items[i]) ok = 0;
+        if (ok) {
+            result = PyTuple_New(12);
+            if (result) {
+                for (int i = 0; i < 11; i++) PyTuple_SET_ITEM(result, i, items[i]);
+                PyTuple_SET_ITEM(result, 11, PyBool_FromLong(rcode == 3));
+            }
+        } else {
+            for (int i = 0; i < 11; i++) Py_XDECREF(items[i]);
+        }
+    }
+done:
+    for (int i = 0; i < 9; i++) Py_XDECREF(s[i]);
+    if (rc.lev) {
+        for (int l = 1; l <= L; l++) {
+            if (rc.lev[l].rows) {
+                for (i64 m = 0; m <= n; m++) free_row(rc.lev[l].rows[m]);
+                free(rc.lev[l].rows);
+            }
+            free(rc.lev[l].amode); free(rc.lev[l].acnt); free(rc.lev[l].apm); free(rc.lev[l].has);
+        }
+        free(rc.lev);
+    }
+    free(rc.buf); free(rc.cnt); free(rc.rlo); free(rc.rhi); free(p);
+    return result;
+}
+
+/* test hooks: the uf operations, for the Python-side checks */
+static PyObject *py_uf_op(PyObject *self, PyObject *args) {
+    const char *op; PyObject *oa, *ob; int up; unsigned long long k = 0;
+    if (!PyArg_ParseTuple(args, "sOOi|K", &op, &oa, &ob, &up, &k)) return NULL;
+    uf a, b = UF0;
+    if (parse_uf(oa, &a)) return NULL;
+    if (ob != Py_None && parse_uf(ob, &b)) return NULL;
+    uf r;
+    if (!strcmp(op, "mul")) r = uf_mul(a, b, up);
+    else if (!strcmp(op, "add")) r = uf_add(a, b, up);
+    else if (!strcmp(op, "sub")) r = uf_sub(a, b, up);
+    else if (!strcmp(op, "mulk")) r = uf_mul_u64(a, (u64)k, up);
+    else if (!strcmp(op, "divk")) r = uf_div_u64(a, (u64)k, up);
+    else { PyErr_SetString(PyExc_ValueError, "op"); return NULL; }
+    return uf_tuple(r);
+}
+
+static PyMethodDef methods[] = {
+    {"tail_sums", py_tail_sums, METH_VARARGS, "The certified tree walk (see exactdp.engine.ckernel)."},
+    {"uf_op", py_uf_op, METH_VARARGS, "One 128-bit directed-rounding operation (for tests)."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ckernel",
+    "Compiled certified kernel (see exactdp.engine.ckernel).", -1, methods};
+
+PyMODINIT_FUNC PyInit__ckernel(void) {
+    PyObject *mod = PyModule_Create(&moddef);
+    if (mod) {
+        PyModule_AddIntConstant(mod, "NL", NL);
+        PyModule_AddIntConstant(mod, "MANTISSA_BITS", 128);
+    }
+    return mod;
+}
