@@ -120,7 +120,7 @@ def test_queries_contain_bruteforce_with_the_compiled_engine(N, L, q, direction)
     for lam in (Fraction(11, 10), Fraction(3, 2), Fraction(2)):
         e, de = d.eta(lam=lam, digits=25), d.delta(lam=lam, digits=25)
         assert e.contains(law.eta(lam)) and de.contains(law.delta(lam))
-    engines = {v.engine for k, v in d._cache.items() if k[0] == "exact"}
+    engines = {v.engine for k, v in d.cache.entries.items() if k[0] == "exact"}
     assert engines == {"compiled"}
 
 
@@ -128,7 +128,7 @@ def test_beyond_the_compiled_precision_runs_arb():
     d = from_randomized_response(60, 3, "1/4", "forward")
     iv = d.eta(lam=2, digits=60)
     assert iv.relative_width() <= Fraction(1, 10**60)
-    engines = {v.engine for k, v in d._cache.items() if k[0] == "exact"}
+    engines = {v.engine for k, v in d.cache.entries.items() if k[0] == "exact"}
     assert engines == {"arb"}
     m = Mechanism(3, "1/4")
     thr = Threshold.from_fraction(Fraction(2 * 60 * m.scale), ckernel.MAX_PREC + 1)

@@ -27,8 +27,8 @@ takes a *statistic* object with these hooks (all accumulate into one
     *monotone bisection*) and return the straddling values ``first..last`` with
     the node's data ``nd`` for the hooks below (computed once per node);
 ``points(acc, nd, P, row, first, last) -> bool``
-    the straddling children are points (the last category of the last unit):
-    sum them at once and return ``True``;
+    the children are points (the last category of the last unit): sum the
+    straddling ones (``first..last``, possibly empty) at once and return ``True``;
 ``drop(acc, nd, mass)`` / ``drop_child(acc, nd, x, mass)``
     account rigorously for mass not expanded (a row's far tails, or a child below
     the truncation ``tol``);
@@ -179,10 +179,10 @@ def walk(stat, sizes: tuple, state, *, tol: float, max_nodes: int | None = None,
         m = ms[t]
         row = row_of(t, l, m)
         first, last, nd = split(acc, s, ms, st, P, row)
-        if first > last:
-            continue
-        if points(acc, nd, P, row, first, last):
+        if points(acc, nd, P, row, first, last):         # a leaf (its range may be empty)
             acc.leaves += 1
+            continue
+        if first > last:
             continue
         lo_w, hi_w, outside = window(row, first, last)
         if outside is not None:

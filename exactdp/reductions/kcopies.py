@@ -254,6 +254,8 @@ class _Search:
     def points(self, acc, nd, P, row, first, last) -> bool:
         if nd[1] != 1:
             return False
+        if first > last:
+            return True
         # a point: lo == hi, so every straddling value equals tau
         lw, hw = max(first, row.ka), min(last, row.kb)
         if first < row.ka:
