@@ -22,7 +22,13 @@ The certificate (why the enclosures are rigorous):
 * **Binomial rows** store round-down values only, with a count ``K`` of the
   roundings on the longest chain (``v >= exact (1 - 2^-127)^K``), so that
   ``exact <= v (1 + 4 K 2^-127)`` -- the row's factor, applied rounded up.
-  Row tails are geometric bounds ``2 p r`` (ratio ``r <= 1/2``), as in the arb rows.
+  A row's window ends at the first cell of mass ``p`` (outward ratio ``r < 1``, the
+  ratios decreasing outward) with ``p r <= row_tol (1 - r)^2``: the mass beyond,
+  ``<= p r / (1 - r)``, and the second-order tail, ``<= p r / (1 - r)^2``, are then
+  both at most ``row_tol`` (the arb rows wait for ``r <= 1/2``, which runs rows
+  with ``theta`` near 1/2 out to ``2m/3``).  Rows are evicted least recently used
+  beyond :data:`MAX_CELLS`; each row's mode value is kept as the anchor its
+  neighbours start from.
 * **Comparisons** with the threshold are exact: integers of ``NL`` 64-bit limbs
   (two's complement); :func:`compiled_tail_sums` refuses (returns ``None``) when a
   value could exceed them.
