@@ -41,7 +41,7 @@ working precision of at most :data:`MAX_PREC` bits (beyond, the 128-bit float
 cannot deliver the digits asked for, and the arb kernel runs).
 
 >>> from exactdp.model.mechanism import Mechanism
->>> r = compiled_tail_sums(Mechanism(1, "1/3"), 2, 5, 1, True, None, Fraction(1, 10**40), 64)
+>>> r = compiled_tail_sums(Mechanism(1, "1/3"), 2, 5, 1, True, tol=Fraction(1, 10**40), prec=64)
 >>> r is None or (r["lo_P"][0] <= Fraction(4, 9) <= r["lo_P"][1])
 True
 """
@@ -139,7 +139,7 @@ def _signed(e: Fraction, lower: bool) -> tuple:
     return (int(neg), to_uf(abs(e), up=(neg == lower)))
 
 
-def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, tau_iv,
+def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
                        tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,

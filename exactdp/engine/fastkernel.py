@@ -247,7 +247,7 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
     try:
-        r = compiled_tail_sums(mech, n, P, Q, True, None, Fraction(tol), 128, COMPILED_MAX_NODES)
+        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES)
     except CapacityError:
         return None
     if r is None:

@@ -578,7 +578,7 @@ def _ckernel_engine() -> str:
     return ENGINE
 
 
-def _compiled(mech, n, tau, prec, tol, max_nodes, t0):
+def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
     """:func:`tail_sums` by the compiled kernel (:mod:`exactdp.engine.ckernel`), or
     ``None`` when it does not apply."""
     from .ckernel import compiled_tail_sums
@@ -588,7 +588,8 @@ def _compiled(mech, n, tau, prec, tol, max_nodes, t0):
     if not tau.exact:
         iv = arb_to_interval(tau.ball)
         tau_iv = (iv.lower, iv.upper)
-    r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv, tol, prec, max_nodes)
+    r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv=tau_iv, tol=tol, prec=prec,
+                           max_nodes=max_nodes)
     if r is None:
         return None
     # exact dyadic bounds (128-bit mantissas) into balls, exactly at >= 200 bits
@@ -642,7 +643,7 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
     if engine != "arb":
-        res = _compiled(mech, n, tau, prec, tol, max_nodes, t0)
+        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0)
         if res is not None:
             if progress is not None:
                 progress(res.nodes, res.drop_P)
