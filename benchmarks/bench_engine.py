@@ -138,7 +138,8 @@ def processes(repeats):
                 d = from_randomized_response(N, 5, q, direction)
                 fn = d.eta if what == "eta" else d.delta
                 _, t_cert = timed(lambda: fn(lam=2, digits=30))
-                ts = [v for k, v in d._cache.items() if k[0] == "exact"]
+                memo = getattr(d, "cache", None) or getattr(d, "_cache", {})
+                ts = [v for k, v in getattr(memo, "entries", memo).items() if k[0] == "exact"]
                 rng_d = from_randomized_response(N, 5, q, direction)
 
                 def mc_in():
