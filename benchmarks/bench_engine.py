@@ -138,7 +138,8 @@ def processes(repeats):
                 d = from_randomized_response(N, 5, q, direction)
                 fn = d.eta if what == "eta" else d.delta
                 _, t_cert = timed(lambda: fn(lam=2, digits=30))
-                ts = [v for k, v in d.cache.entries.items() if k[0] == "exact"]
+                memo = getattr(d, "cache", None) or getattr(d, "_cache", {})
+                ts = [v for k, v in getattr(memo, "entries", memo).items() if k[0] == "exact"]
                 rng_d = from_randomized_response(N, 5, q, direction)
 
                 def mc_in():
@@ -181,7 +182,7 @@ def main():
         d = from_randomized_response(N, 5, q, "forward")
         kw = lam_kw(lam)
         ex, t_ex = timed(lambda: d.eta(**kw, digits=30))
-        fa, t_fa = best_of(lambda: d.eta(**kw, method="fast"), reset=d.cache.clear)
+        fa, t_fa = best_of(lambda: d.eta(**kw, method="fast"), reset=d._cache.clear)
         (mc, mc_se), t_mc = best_of(lambda: monte_carlo(d, lam, 10**6))
         rec = {"N": N, "L": 5, "q": q, "lam": "e^2" if lam == "e2" else lam,
                "eta_exact": ex.to_dict(32), "digits": ex.correct_digits(),

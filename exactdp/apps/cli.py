@@ -279,7 +279,8 @@ def _cmd_eta_delta(args, which: str) -> int:
 def _engines(dist) -> str:
     """The tree kernel engines that ran (``compiled``, ``arb``; :mod:`exactdp.engine.ckernel`), or ''."""
     parts = [dist.forward, dist.reverse] if hasattr(dist, "forward") else [dist]
-    return "+".join(sorted({v.engine for d in parts for k, v in d.cache.entries.items()
+    memos = [getattr(d, "cache", None) or getattr(d, "_cache", {}) for d in parts]
+    return "+".join(sorted({v.engine for m in memos for k, v in getattr(m, "entries", m).items()
                             if isinstance(k, tuple) and k[0] == "exact" and hasattr(v, "engine")}))
 
 

@@ -352,7 +352,8 @@ typedef struct {
     level_t *lev;       /* 1..L */
     uf tol, row_tol;
     uf *buf;            /* scratch pmf, size n + 1 */
-    uf *rlo, *rhi;      /* 1/k rounded down / up, k = 1..n + 1 (count 1) */
+    uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
+    char *rok;
     i64 *cnt;           /* scratch counts */
     i64 cells, max_cells;
     u64 clock;
@@ -371,6 +372,12 @@ static void clear_rows(rows_ctx *c) {
             if (c->lev[l].rows[m]) { free_row(c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
     c->cells = 0;
 }
+
+static inline void recip_fill(rows_ctx *c, i64 k) {
+    c->rlo_[k] = uf_div_u64(UF1, (u64)k, 0); c->rhi_[k] = uf_div_u64(UF1, (u64)k, 1); c->rok[k] = 1;
+}
+static inline uf RLO(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rlo_[k]; }
+static inline uf RHI(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rhi_[k]; }
 
 /* x^k rounded down; *count: the count of x on entry, of the result on exit */
 static uf pow_down(uf x, u64 k, i64 *count) {
@@ -424,17 +431,17 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (am >= 0) {
         uf v = lv->apm[am]; i64 cv = lv->acnt[am], k = lv->amode[am], mm = am;
         /* b(k; mm + 1) = b(k; mm) (mm + 1) / (mm + 1 - k) (1 - theta) */
-        for (; mm < m; mm++) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm + 1), 0), c->rlo[mm + 1 - k], 0), lv->omt_lo, 0); cv += 5; }
+        for (; mm < m; mm++) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm + 1), 0), RLO(c, mm + 1 - k), 0), lv->omt_lo, 0); cv += 5; }
         /* b(k; mm - 1) = b(k; mm) (mm - k) / mm / (1 - theta)   (k <= m <= mm - 1) */
-        for (; mm > m; mm--) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm - k), 0), c->rlo[mm], 0), lv->iomt_lo, 0); cv += 5; }
-        for (; k < mode; k++) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - k), 0), c->rlo[k + 1], 0), 0); cv += 5; }
-        for (; k > mode; k--) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->irho_lo, (u64)k, 0), c->rlo[m - k + 1], 0), 0); cv += 5; }
+        for (; mm > m; mm--) { v = uf_mul(uf_mul(uf_mul_u64(v, (u64)(mm - k), 0), RLO(c, mm), 0), lv->iomt_lo, 0); cv += 5; }
+        for (; k < mode; k++) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - k), 0), RLO(c, k + 1), 0), 0); cv += 5; }
+        for (; k > mode; k--) { v = uf_mul(v, uf_mul(uf_mul_u64(lv->irho_lo, (u64)k, 0), RLO(c, m - k + 1), 0), 0); cv += 5; }
         pm = v; cpm = cv;
     } else {
         i64 k = mode < m - mode ? mode : m - mode;
         uf cb = UF1; i64 ccount = 0;
         for (i64 i = 1; i <= k; i++) {
-            cb = uf_mul(uf_mul_u64(cb, (u64)(m - k + i), 0), c->rlo[i], 0);
+            cb = uf_mul(uf_mul_u64(cb, (u64)(m - k + i), 0), RLO(c, i), 0);
             ccount += 3;
         }
         i64 c1 = 1, c2 = 1;
@@ -450,12 +457,12 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk right */
     uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
     while (kk < m) {
-        uf r = uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - kk), 0), c->rlo[kk + 1], 0);
+        uf r = uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - kk), 0), RLO(c, kk + 1), 0);
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk < m) {
-            uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), c->rhi[kk + 1], 1);
+            uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), RHI(c, kk + 1), 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -464,12 +471,12 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
     while (kk > 0) {
-        uf r = uf_mul(uf_mul_u64(lv->irho_lo, (u64)kk, 0), c->rlo[m - kk + 1], 0);
+        uf r = uf_mul(uf_mul_u64(lv->irho_lo, (u64)kk, 0), RLO(c, m - kk + 1), 0);
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
-            uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), c->rhi[m - kk + 1], 1);
+            uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), RHI(c, m - kk + 1), 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -875,11 +882,10 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
     rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
-    rc.rlo = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
-    rc.rhi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
-    if (!rc.lev || !rc.buf || !rc.cnt || !rc.rlo || !rc.rhi) { PyErr_NoMemory(); goto done; }
-    rc.rlo[0] = rc.rhi[0] = UF0;
-    for (i64 k = 1; k <= n + 1; k++) { rc.rlo[k] = uf_div_u64(UF1, (u64)k, 0); rc.rhi[k] = uf_div_u64(UF1, (u64)k, 1); }
+    rc.rlo_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+    rc.rhi_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+    rc.rok = (char *)calloc((size_t)n + 2, 1);
+    if (!rc.lev || !rc.buf || !rc.cnt || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
         PyObject *t = GETSEQ(s[7], l);
@@ -936,7 +942,7 @@ done:
         }
         free(rc.lev);
     }
-    free(rc.buf); free(rc.cnt); free(rc.rlo); free(rc.rhi); free(p);
+    free(rc.buf); free(rc.cnt); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
     return result;
 }
 

@@ -22,7 +22,13 @@ The certificate (why the enclosures are rigorous):
 * **Binomial rows** store round-down values only, with a count ``K`` of the
   roundings on the longest chain (``v >= exact (1 - 2^-127)^K``), so that
   ``exact <= v (1 + 4 K 2^-127)`` -- the row's factor, applied rounded up.
-  Row tails are geometric bounds ``2 p r`` (ratio ``r <= 1/2``), as in the arb rows.
+  A row's window ends at the first cell of mass ``p`` (outward ratio ``r < 1``, the
+  ratios decreasing outward) with ``p r <= row_tol (1 - r)^2``: the mass beyond,
+  ``<= p r / (1 - r)``, and the second-order tail, ``<= p r / (1 - r)^2``, are then
+  both at most ``row_tol`` (the arb rows wait for ``r <= 1/2``, which runs rows
+  with ``theta`` near 1/2 out to ``2m/3``).  Rows are evicted least recently used
+  beyond :data:`MAX_CELLS`; each row's mode value is kept as the anchor its
+  neighbours start from.
 * **Comparisons** with the threshold are exact: integers of ``NL`` 64-bit limbs
   (two's complement); :func:`compiled_tail_sums` refuses (returns ``None``) when a
   value could exceed them.
@@ -35,7 +41,7 @@ working precision of at most :data:`MAX_PREC` bits (beyond, the 128-bit float
 cannot deliver the digits asked for, and the arb kernel runs).
 
 >>> from exactdp.model.mechanism import Mechanism
->>> r = compiled_tail_sums(Mechanism(1, "1/3"), 2, 5, 1, True, None, tol=Fraction(1, 10**40), prec=64)
+>>> r = compiled_tail_sums(Mechanism(1, "1/3"), 2, 5, 1, True, tol=Fraction(1, 10**40), prec=64)
 >>> r is None or (r["lo_P"][0] <= Fraction(4, 9) <= r["lo_P"][1])
 True
 """
@@ -133,8 +139,8 @@ def _signed(e: Fraction, lower: bool) -> tuple:
     return (int(neg), to_uf(abs(e), up=(neg == lower)))
 
 
-def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, tau_iv,
-                       *, tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
+def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
+                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).

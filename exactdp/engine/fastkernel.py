@@ -236,31 +236,33 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
     """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
     :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
     bounds), or ``None`` when it is not built, does not apply or exceeds
-    :data:`COMPILED_MAX_NODES`.  An irrational threshold is enclosed by its lattice
-    cell ``((num - 1)/den, (num + 1)/den)`` (:class:`exactdp.engine.kernel.Threshold`)."""
+    :data:`COMPILED_MAX_NODES`.  As the numpy tree, it measures excesses from the
+    rational ``num/den`` (for an irrational threshold, the midpoint of the lattice
+    cell that holds it, :class:`exactdp.engine.kernel.Threshold`: no integer Z
+    meets it, so the classification is the certified one)."""
     from .ckernel import available, compiled_tail_sums
     if not available():
         return None
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
-    tau_iv = None if tau_exact else (Fraction(P - 1, Q), Fraction(P + 1, Q))
     try:
-        r = compiled_tail_sums(mech, n, P, Q, tau_exact, tau_iv, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES)
+        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES)
     except CapacityError:
         return None
     if r is None:
         return None
     sc = mech.scale
-
-    def mid(k, f=1):
-        lo, hi = r[k]
-        return float((lo + hi) / (2 * f))
-
-    return FastTailSums(mid("up_P"), mid("up_X", sc), mid("eq_P"), mid("lo_P"), mid("lo_X", sc),
-                        float(r["drop_P"]), float(r["drop_E"] / sc), float(r["drop_up"] / sc),
-                        float(r["drop_lo"] / sc), float(Fraction(P, Q * sc)), r["nodes"], r["leaves"],
-                        time.perf_counter() - t0)
+    tau_x = Fraction(P, Q * sc)
+    # values: the lower ends (the expanded sums, as the numpy tree's); the widths (row
+    # tails, roundings) join the truncation terms the stated error is made of
+    wP = max(r[k][1] - r[k][0] for k in ("up_P", "eq_P", "lo_P"))
+    wX = max(r[k][1] - r[k][0] for k in ("up_X", "lo_X")) / sc
+    return FastTailSums(float(r["up_P"][0]), float(r["up_X"][0] / sc), float(r["eq_P"][0]),
+                        float(r["lo_P"][0]), float(r["lo_X"][0] / sc),
+                        float(r["drop_P"] + wP), float(r["drop_E"] / sc + tau_x * wP + wX),
+                        float(r["drop_up"] / sc + wX), float(r["drop_lo"] / sc + wX), float(tau_x),
+                        r["nodes"], r["leaves"], time.perf_counter() - t0)
 
 
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,

@@ -555,7 +555,8 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
     if not tau.exact:
         iv = arb_to_interval(tau.ball)
         tau_iv = (iv.lower, iv.upper)
-    r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv, tol=tol, prec=prec, max_nodes=max_nodes)
+    r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv=tau_iv, tol=tol, prec=prec,
+                           max_nodes=max_nodes)
     if r is None:
         return None
     # exact dyadic bounds (128-bit mantissas) into balls, exactly at >= 200 bits
