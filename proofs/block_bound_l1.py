@@ -151,6 +151,5 @@ def identities():
     return rec.records
 
 
-if __name__ == "__main__":  # pragma: no cover
-    for r in identities():
-        print(r.id, r.status)
+if __name__ == "__main__":
+    C.main_for(identities)
