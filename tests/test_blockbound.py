@@ -49,3 +49,17 @@ def test_certify_all_pairs_uses_few_evaluations_at_scale():
     # 2 % above it every pair is certified below 1e-6 with far fewer than N evaluations
     r = certify_all_pairs(20000, F(1, 4), F(10282, 10000), F(1, 10**6))
     assert r.ok and r.evaluations < 400
+
+
+def test_epsilon_and_delta_upper_against_exact_all_pairs():
+    from exactdp.apps.allpairs import epsilon_all_pairs, worst_delta
+    from exactdp.apps.blockbound import delta_upper, epsilon_upper
+    N, q = 300, F(1, 4)
+    exact, _ = epsilon_all_pairs(N, q, F(1, 10**6), rel=1e-9)
+    c = epsilon_upper(N, q, F(1, 10**6), exact.upper)
+    assert exact.upper <= c <= exact.upper * F(1001, 1000) + F(1, 2**60)
+    assert epsilon_upper(N, q, F(1, 10**6), exact.lower / 2) is None     # 10 % above is too little
+    d_true, _ = worst_delta(N, q, F(11, 10))          # lam = 11/10 < e^(1/10)
+    d = delta_upper(N, q, F(1, 10), d_true)
+    assert d is not None and d >= worst_delta(N, q, F(11052, 10000))[0]   # lam > e^(1/10)
+    assert d <= d_true * F(1001, 1000) + F(1, 2**60)

@@ -59,7 +59,8 @@ from ..core.errors import ParameterError
 from ..core.interval import Interval, arb_to_interval
 from .peers import binomial_window
 
-__all__ = ["delta_m", "certify_all_pairs", "AllPairsCheck", "TAIL_TOL"]
+__all__ = ["delta_m", "certify_all_pairs", "AllPairsCheck", "TAIL_TOL", "MARGINS",
+           "epsilon_upper", "delta_upper"]
 
 #: probability mass neglected in each binomial window
 TAIL_TOL = 1e-40
@@ -179,3 +180,71 @@ def certify_all_pairs(N, q, lam, target, *, max_seconds=None, prec: int = 64, pr
         else:
             stack += [(a, mid), (mid + 1, b)]
     return AllPairsCheck(True, best, best_m, None, evals, time.monotonic() - t0)
+
+
+#: relative margins above a candidate tried by :func:`epsilon_upper` / :func:`delta_upper`
+MARGINS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+
+
+def _round_up(x: Fraction, bits: int = 64) -> Fraction:
+    """A dyadic rational ``>= x`` near it."""
+    return Fraction(-((-x.numerator * 2**bits) // x.denominator), 2**bits)
+
+
+def _refine(check, start: Fraction, rel: float, ceiling, max_seconds):
+    """Finest ``c = (1 + eta) start`` (eta in :data:`MARGINS`, coarse to fine, down
+    to ``rel``) with ``check(c, seconds_left)`` true; ``None`` if none."""
+    t0 = time.monotonic()
+    best = None
+    for eta in MARGINS:
+        if eta < rel:
+            break
+        left = None if max_seconds is None else max_seconds - (time.monotonic() - t0)
+        if left is not None and left <= 0:
+            break
+        c = _round_up(start * (1 + Fraction(eta)))
+        if ceiling is not None and c >= ceiling:
+            continue
+        try:
+            ok = check(c, left)
+        except TimeoutError:
+            break
+        if not ok:
+            break
+        best = c
+    return best
+
+
+def epsilon_upper(N, q, delta, start, *, rel: float = 1e-3, ceiling=None,
+                  max_seconds=None) -> Fraction | None:
+    """A certified upper bound on the true eps(delta) over every neighbouring pair (L = 1).
+
+    ``start``: a candidate, typically the canonical pair's certified eps (any
+    positive rational; it only steers the search).  Returns the finest
+    ``c = (1 + eta) start`` such that every ``delta_m`` at a rational
+    ``lam <= e^c`` is certified ``<= delta`` (so the shuffled mechanism is
+    ``(c, delta)``-DP for every pair), or ``None``; candidates ``>= ceiling``
+    are skipped."""
+    from ..core.lam import exp_interval
+    delta = domains.TARGET.parse(delta)
+    start = domains.to_fraction(start, "start")
+
+    def check(c, left):
+        lam = max(Fraction(1), exp_interval(c).lower)
+        return certify_all_pairs(N, q, lam, delta, max_seconds=left).ok
+    return _refine(check, start, rel, ceiling, max_seconds)
+
+
+def delta_upper(N, q, eps, start, *, rel: float = 1e-3, ceiling=None,
+                max_seconds=None) -> Fraction | None:
+    """A certified upper bound on the true delta(eps) over every neighbouring pair (L = 1):
+    the finest ``c = (1 + eta) start`` with every ``delta_m(lam) <= c`` certified at a
+    rational ``lam <= e^eps``, or ``None`` (see :func:`epsilon_upper`)."""
+    from ..core.lam import exp_interval
+    eps = domains.EPS.parse(eps)
+    start = domains.to_fraction(start, "start")
+    lam = max(Fraction(1), exp_interval(eps).lower)
+
+    def check(c, left):
+        return certify_all_pairs(N, q, lam, c, max_seconds=left).ok
+    return _refine(check, start, rel, ceiling, max_seconds)

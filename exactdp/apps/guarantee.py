@@ -111,8 +111,6 @@ class Guarantee:
 ALL_PAIRS = "exact-all-pairs-L1"
 #: name of the block-lemma all-pairs upper end (L = 1, any N; exactdp.apps.blockbound)
 BLOCK_L1 = "all-pairs-blocks-L1"
-#: relative margins above the canonical pair tried by the block bound, coarse to fine
-BLOCK_MARGINS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
 
 
 def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=None,
@@ -229,47 +227,16 @@ def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
 
 def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, block_rel, max_seconds):
     """L = 1 beyond the exact all-pairs range: an upper end valid for every pair from the
-    block lemma (:mod:`exactdp.apps.blockbound`, ``proofs/block_bound_l1.py``).
-
-    Candidates ``c = (1 + eta) x`` (the canonical pair's certified upper end ``x``)
-    for ``eta`` in :data:`BLOCK_MARGINS` down to ``block_rel``, coarse to fine; the
-    finest certified candidate is returned as ``Interval(lower end, c)``:
-    for eps(delta), every ``delta_m`` at a rational ``lam <= e^c`` is certified
-    ``<= delta``; for delta(eps), every ``delta_m`` at ``lam <= e^eps`` is
-    certified ``<= c``.  ``None`` when no candidate is certified (then the
-    published bounds stand)."""
-    import time
-    from .blockbound import certify_all_pairs
-    if lower_iv is None:
+    block lemma (:func:`exactdp.apps.blockbound.epsilon_upper` / ``delta_upper``,
+    ``proofs/block_bound_l1.py``), started from the canonical pair's certified
+    upper end; ``Interval(lower end, c)`` or ``None`` (then the published bounds stand)."""
+    from .blockbound import delta_upper, epsilon_upper
+    if lower_iv is None or lower_iv.upper <= 0:
         return None
-    t0 = time.monotonic()
-    best = None
-    lam_d = _exp_lower(target) if quantity == "delta" else None
-    for eta in BLOCK_MARGINS:
-        if eta < block_rel:
-            break
-        left = None if max_seconds is None else max_seconds - (time.monotonic() - t0)
-        if left is not None and left <= 0:
-            break
-        c = _round_up(lower_iv.upper * (1 + Fraction(eta)))
-        if c >= peer_upper:
-            continue
-        try:
-            if quantity == "epsilon":
-                chk = certify_all_pairs(N, q, _exp_lower(c), target, max_seconds=left)
-            else:
-                chk = certify_all_pairs(N, q, lam_d, c, max_seconds=left)
-        except TimeoutError:
-            break
-        if not chk.ok:
-            break
-        best = Interval(min(lower_iv.lower, c), c)
-    return best
-
-
-def _round_up(x: Fraction, bits: int = 64) -> Fraction:
-    """A dyadic rational ``>= x`` near it."""
-    return Fraction(-((-x.numerator * 2**bits) // x.denominator), 2**bits)
+    fn = epsilon_upper if quantity == "epsilon" else delta_upper
+    c = fn(N, q, target, lower_iv.upper, rel=block_rel, ceiling=peer_upper,
+           max_seconds=max_seconds)
+    return None if c is None else Interval(min(lower_iv.lower, c), c)
 
 
 def _m_dir(m, N):
