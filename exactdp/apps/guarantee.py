@@ -111,6 +111,8 @@ class Guarantee:
 ALL_PAIRS = "exact-all-pairs-L1"
 #: name of the block-lemma all-pairs upper end (L = 1, any N; exactdp.apps.blockbound)
 BLOCK_L1 = "all-pairs-blocks-L1"
+#: name of the exact-MGF blanket upper end (exactdp.apps.blanket_mgf)
+MGF_NAME = "blanket-exact-mgf"
 
 
 def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=None,
@@ -150,6 +152,11 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     best = min(ups, key=lambda v: ups[v].upper)  # every peer bound is valid: take the least
     upper_iv = ups[best]
     lower_pair, upper_name = LOWER_PAIR, best
+    mgf = _blanket_mgf(N, L, q, quantity, target, upper_iv.upper, rel)
+    if mgf is not None:
+        peers[MGF_NAME] = mgf.to_dict(digits + 2)
+        if mgf.upper < upper_iv.upper:
+            upper_iv, upper_name = mgf, MGF_NAME
     if L == 1 and N <= all_pairs_max_n:
         lower_iv, upper_iv, lower_pair, direction = _all_pairs_l1(
             N, q, quantity, target, lower_iv, rel)
@@ -223,6 +230,19 @@ def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
     if lo > lower_iv.lower:
         return Interval(lo, up), Interval(lo, up), _m_pair(m, N), _m_dir(m, N)
     return lower_iv, Interval(lower_iv.lower, max(up, lower_iv.lower)), LOWER_PAIR, "worst"
+
+
+def _blanket_mgf(N, L, q, quantity, target, best_upper, rel):
+    """The blanket lemma with the exact MGF (:mod:`exactdp.apps.blanket_mgf`): its
+    certified enclosure when it may beat ``best_upper`` (one evaluation decides
+    whether the eps bisection is worth running), else ``None``."""
+    from .blanket_mgf import blanket_mgf_delta, blanket_mgf_epsilon
+    if quantity == "delta":
+        return blanket_mgf_delta(N, L, q, _exp_lower(target))
+    lam = _exp_lower(best_upper)
+    if lam <= 1 or blanket_mgf_delta(N, L, q, lam).upper > target:
+        return None        # its eps is above the best bound already in hand
+    return blanket_mgf_epsilon(N, L, q, target, rel=rel)
 
 
 def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, block_rel, max_seconds):
