@@ -30,9 +30,15 @@ upper end, ``eta`` refined from 10 % down to ``block_rel`` (default 0.1 %)
 while the certification succeeds, so the bracket's relative gap is about
 ``block_rel`` and the upper end is strictly below every published bound
 (n = 10^5, q = 1/4, delta = 1e-6: 0.011359 against 0.014091 for the best).
-For L > 1 the gap ``upper - lower`` is reported: maximality of the canonical
-pair is not proved (the project found it false in general), the published
-reductions are not tight, and the upper end *equals* the least of them.
+At any L a further candidate is Balle et al.'s blanket lemma evaluated with
+the exact MGF of L-bit RR's privacy amplification variable
+(:mod:`exactdp.apps.blanket_mgf`; name ``blanket-exact-mgf``), below both
+published blanket forms: at L = 5, q = 1/4, delta = 1e-6 it is the least
+bound from n = 10^3 on (n = 10^3: 2.19037 against 2.6598 for the variation
+ratio).  For L > 1 the gap ``upper - lower`` stays wide: maximality of the
+canonical pair is not proved (the project found it false in general) and no
+reduction is tight; where the variation ratio is the least candidate (e.g.
+L = 5, n = 10^2) the upper end *equals* that published bound.
 
 >>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
