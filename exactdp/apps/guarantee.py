@@ -138,8 +138,7 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     peers = {}
     if delta is not None:
         d = _DELTA.parse(delta)
-        f = _pair_query(worst.forward, "epsilon", d, e0, digits, max_seconds)
-        r = _pair_query(worst.reverse, "epsilon", d, e0, digits, max_seconds)
+        f, r = _both_directions_epsilon(worst, L, d, e0, digits, max_seconds)
         lower_iv, direction = _worse(f, r, N, L)
         ups = certified_peer_epsilons(N, L, q, d, rel=rel)
         cf = fmt21_closed_form(N, e0, d)
@@ -191,6 +190,8 @@ def _pair_query(dist, what, target, e0, digits, max_seconds):
     try:
         if what == "epsilon":
             return dist.epsilon(delta=target, digits=digits, max_seconds=max_seconds)
+        if what == "delta_lam":
+            return dist.delta(lam=target, digits=digits, max_seconds=max_seconds)
         return dist.delta(eps=target, digits=digits, max_seconds=max_seconds)
     except (CapacityError, PrecisionError):
         pass
@@ -204,9 +205,36 @@ def _pair_query(dist, what, target, e0, digits, max_seconds):
     try:
         if what == "epsilon":
             return bisect_epsilon(lambda lam: coarse(lam=lam), e0, target, rel=1e-3)
+        if what == "delta_lam":
+            return coarse(lam=target)
         return coarse(eps=target)
     except (CapacityError, PrecisionError):
         return None
+
+
+def _both_directions_epsilon(worst, L, d, e0, digits, max_seconds):
+    """The canonical pair's certified eps(d) forward and reverse.
+
+    Beyond the tree (Fourier strategy) one direction -- the usually worse one,
+    reverse at L = 1, forward otherwise -- is computed first; the other is skipped
+    (``None``) when a single certified delta query shows it is not worse: its
+    delta at a rational ``lam <= e^(first's upper end)`` is ``<= d``, so its eps
+    is at most the first's upper end and cannot change the bracket."""
+    if worst.forward.choose_method() != "fourier":
+        return (_pair_query(worst.forward, "epsilon", d, e0, digits, max_seconds),
+                _pair_query(worst.reverse, "epsilon", d, e0, digits, max_seconds))
+    names = ("reverse", "forward") if L == 1 else ("forward", "reverse")
+    dists = {"forward": worst.forward, "reverse": worst.reverse}
+    out = {names[0]: _pair_query(dists[names[0]], "epsilon", d, e0, digits, max_seconds)}
+    first = out[names[0]]
+    other = dists[names[1]]
+    if first is not None and first.upper > 0:
+        lam = _exp_lower(first.upper)
+        probe = _pair_query(other, "delta_lam", lam, e0, 3, max_seconds)
+        if probe is not None and probe.upper <= d:
+            return out.get("forward"), out.get("reverse")
+    out[names[1]] = _pair_query(other, "epsilon", d, e0, digits, max_seconds)
+    return out["forward"], out["reverse"]
 
 
 def _worse(f, r, N, L):
