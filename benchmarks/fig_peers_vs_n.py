@@ -104,7 +104,7 @@ def mgf_upper(rows, ns):
     """Recompute stored rows' upper end with the exact-MGF blanket where it is smaller."""
     from exactdp.apps.blanket_mgf import NAME, blanket_mgf_epsilon
     for r in rows:
-        if r["n"] not in ns or r["upper_from"] in ("exact-all-pairs-L1", "all-pairs-blocks-L1", NAME):
+        if r["n"] not in ns or NAME in r["peers"]:
             continue
         t = time.perf_counter()
         e = blanket_mgf_epsilon(r["n"], r["L"], Fraction(r["q"]), Fraction(r["delta"]), rel=1e-4)
@@ -117,6 +117,24 @@ def mgf_upper(rows, ns):
         print(json.dumps(r), flush=True)
 
 
+def table(rows) -> str:
+    """The markdown table of docs/peers.md (computed points)."""
+    cols = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
+            "blanket-bennett", "blanket-exact-mgf"]
+    out = ["| n | L | canonical pair | guarantee [lower, upper] (upper from) | FMT'21 clone "
+           "| FMT'23 stronger clone | Wang'24 variation ratio | Balle'19 blanket Hoeffding "
+           "| Balle'19 blanket Bennett | blanket, exact MGF (exactdp) | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["L"], r["n"])):
+        g = r["guarantee"]
+        vals = " | ".join(f"{r['peers'][k]:.5g}" if k in r["peers"] else "–" for k in cols)
+        extra = sum(r.get(k, 0) for k in ("block_seconds", "mgf_seconds"))
+        sec = f"{r['seconds']}" + (f" + {extra:.1f}" if extra else "")
+        out.append(f"| {r['n']:.0e} | {r['L']} | [{r['pair'][0]:.5g}, {r['pair'][1]:.5g}] | "
+                   f"[{g[0]:.5g}, {g[1]:.5g}] ({r['upper_from']}) | {vals} | {sec} |")
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", nargs="+", type=int, default=[10**k for k in range(2, 9)])
@@ -126,9 +144,13 @@ def main():
     ap.add_argument("--digits", type=int, default=3)
     ap.add_argument("--plot-only", action="store_true")
     ap.add_argument("--block-upper", action="store_true")
+    ap.add_argument("--table", action="store_true", help="print the markdown table and exit")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     rows = json.loads(JSON.read_text()) if JSON.exists() else []
+    if a.table:
+        print(table(rows))
+        return
     if a.block_upper:
         block_upper(rows, a.n)
         mgf_upper(rows, a.n)
