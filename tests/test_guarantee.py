@@ -111,3 +111,11 @@ def test_cli(capsys):
     err = capsys.readouterr().err
     assert "delta must be" in err and len(err.strip().splitlines()) == 1
     assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4"]) == 2
+
+
+@pytest.mark.slow
+def test_block_bound_above_exact_all_pairs_at_N1500():
+    a = guarantee(1500, 1, "1/3", delta="1e-5", all_pairs_max_n=2000)    # exact, closed
+    b = guarantee(1500, 1, "1/3", delta="1e-5", all_pairs_max_n=0)       # block lemma
+    assert a.upper_bound == ALL_PAIRS and b.upper_bound == BLOCK_L1
+    assert a.upper <= b.upper <= a.upper * F(1002, 1000)
