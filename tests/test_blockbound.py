@@ -63,3 +63,39 @@ def test_epsilon_and_delta_upper_against_exact_all_pairs():
     d = delta_upper(N, q, F(1, 10), d_true)
     assert d is not None and d >= worst_delta(N, q, F(11052, 10000))[0]   # lam > e^(1/10)
     assert d <= d_true * F(1001, 1000) + F(1, 2**60)
+
+
+def _exact_half(n, m, q, lam, k):
+    """delta with others Bin(m,p) + Bin(n-1-m,q) + Bin(k,1/2), exact (Fractions)."""
+    from math import comb
+    p = 1 - q
+    parts = [[comb(m, i) * p**i * q**(m - i) for i in range(m + 1)],
+             [comb(n - 1 - m, i) * q**i * p**(n - 1 - m - i) for i in range(n - m)],
+             [F(comb(k, i), 2**k) for i in range(k + 1)]]
+    f = [F(1)]
+    for part in parts:
+        g = [F(0)] * (len(f) + len(part) - 1)
+        for i, x in enumerate(f):
+            for j, y in enumerate(part):
+                g[i + j] += x * y
+        f = g
+    f = [F(0)] + f + [F(0)]
+    return sum(max(F(0), (p * f[i - 1] + q * f[i]) - lam * (q * f[i - 1] + p * f[i]))
+               for i in range(1, len(f)))
+
+
+@pytest.mark.parametrize("n,m,q,lam,k", [(12, 3, F(1, 4), F(6, 5), 5), (30, 0, F(1, 3), F(3, 2), 9),
+                                         (25, 24, F(1, 10), F(2), 1)])
+def test_delta_m_with_half_contains_exact(n, m, q, lam, k):
+    iv = delta_m(n, m, q, lam, half=k)
+    v = _exact_half(n, m, q, lam, k)
+    assert iv.lower <= v <= iv.upper
+    assert v <= delta_m(n, m, q, lam).lower          # the fair bits only add noise
+
+
+@pytest.mark.parametrize("blanket", [True, False])
+def test_both_block_forms_bracket_the_exact_maximum(blanket):
+    N, q, lam = 200, F(1, 4), F(23, 20)
+    mx = max(v for _, v in deltas_by_m(N, q, lam))
+    assert certify_all_pairs(N, q, lam, mx * F(1001, 1000), blanket=blanket).ok
+    assert not certify_all_pairs(N, q, lam, mx * F(999, 1000), blanket=blanket).ok
