@@ -54,7 +54,7 @@ def test_certify_all_pairs_uses_few_evaluations_at_scale():
 def test_epsilon_and_delta_upper_against_exact_all_pairs():
     from exactdp.apps.allpairs import epsilon_all_pairs, worst_delta
     from exactdp.apps.blockbound import delta_upper, epsilon_upper
-    N, q = 300, F(1, 4)
+    N, q = 150, F(1, 4)
     exact, _ = epsilon_all_pairs(N, q, F(1, 10**6), rel=1e-9)
     c = epsilon_upper(N, q, F(1, 10**6), exact.upper)
     assert exact.upper <= c <= exact.upper * F(1001, 1000) + F(1, 2**60)
