@@ -109,8 +109,10 @@ class Guarantee:
                 "upper_interval": self.upper_interval.to_dict(digits),
                 "peers": self.peers,
                 "note": ("lower: certified value of the named pair (a lower bound on the worst "
-                         "pair); upper: certified evaluation of a published bound valid for every "
-                         "neighbouring pair")}
+                         "pair); upper: certified bound valid for every neighbouring pair -- a "
+                         "published bound, or exactdp's all-pairs-blocks-L1 (proofs/"
+                         "block_bound_l1.py) / blanket-exact-mgf (the published blanket lemma "
+                         "with the exact MGF), as named in upper_bound")}
 
 
 #: name of the exact all-pairs upper end (L = 1, small N)
