@@ -96,3 +96,25 @@ def test_dominates_the_true_worst_pair_small_N_sweep(q):
             if b < 1:
                 closest = max(closest, float(w / b))
     assert closest > 0.3          # the comparison is not against a vacuous bound
+
+
+def _doc_rows():
+    import re
+    from pathlib import Path
+    text = (Path(__file__).resolve().parent.parent / "docs" / "peers.md").read_text()
+    sup = {"²": 2, "³": 3, "⁵": 5, "⁸": 8}
+    return [(10 ** sup[e], int(L), v) for e, L, v in
+            re.findall(r"^\| 10([²³⁵⁸]) \| (\d) \| ([0-9.]+)(?: \(no amplification\))? \|", text, re.M)]
+
+
+def test_docs_table_present():
+    assert len(_doc_rows()) == 5
+
+
+@pytest.mark.parametrize("n,L,printed", [pytest.param(*r, marks=[pytest.mark.slow] if r[0] > 10**5 else [])
+                                         for r in _doc_rows()])
+def test_docs_table_values(n, L, printed):
+    """docs/peers.md's exact-MGF column (upper ends, rounded up at the printed digits)."""
+    e = blanket_mgf_epsilon(n, L, F(1, 4), F(1, 10**6), rel=1e-7)
+    dec = len(printed.split(".")[1])
+    assert F(printed) - F(1, 10**dec) <= e.upper <= F(printed) + F(1, 10**dec)
