@@ -1,7 +1,7 @@
 """Figure: eps(delta = 1e-6) against n for shuffled L-bit RR (q = 1/4), L = 1 and 5.
 
     PYTHONPATH=. python benchmarks/fig_peers_vs_n.py [--n 100 1000 ...] [--L 1 5]
-        [--digits 3] [--plot-only]
+        [--digits 3] [--plot-only] [--block-upper]
 
 For each (n, L): exactdp's certified eps of 000's canonical pair (worst direction;
 the tree engine, or the Fourier strategy of exactdp.engine.largen beyond its capacity),
@@ -10,6 +10,13 @@ maximum at L = 1, n <= 1000, else the least certified published bound), and ever
 certified peer bound of exactdp.apps.peers.  Each (n, L) result is appended to
 docs/figures/peers_eps_vs_n.json as soon as it is computed (a rerun skips the
 points already there), then docs/figures/peers_eps_vs_n.png is drawn.
+
+``--block-upper``: for the stored L = 1 points whose upper end is a published
+bound (n > 1000, computed before the block lemma), recompute the upper end
+with :func:`exactdp.apps.blockbound.epsilon_upper` started from the stored
+canonical pair's upper end (0.1 % margin; the result is certified for every
+pair whatever the start), and record ``block_seconds``; then, for every stored row, the exact-MGF
+blanket (:mod:`exactdp.apps.blanket_mgf`) where it is below the stored upper end.
 """
 
 from __future__ import annotations
@@ -45,8 +52,8 @@ def plot(rows, path):
     Ls = sorted({r["L"] for r in rows})
     fig, axes = plt.subplots(1, len(Ls), figsize=(6 * len(Ls), 4.6), squeeze=False)
     names = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
-             "blanket-bennett"]
-    styles = dict(zip(names, ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2))]))
+             "blanket-bennett", "blanket-exact-mgf"]
+    styles = dict(zip(names, ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2)), (0, (1, 1))]))
     for ax, L in zip(axes[0], Ls):
         rs = sorted((r for r in rows if r["L"] == L), key=lambda r: r["n"])
         n = [r["n"] for r in rs]
@@ -72,6 +79,62 @@ def plot(rows, path):
     plt.close(fig)
 
 
+def block_upper(rows, ns):
+    from exactdp.apps.blockbound import epsilon_upper
+    for r in rows:
+        if r["L"] != 1 or r["n"] not in ns or r["upper_from"] in ("exact-all-pairs-L1",
+                                                                   "all-pairs-blocks-L1"):
+            continue
+        t = time.perf_counter()
+        start = Fraction(r["pair"][1]) * (1 + Fraction(1, 10**9))
+        c = epsilon_upper(r["n"], Fraction(r["q"]), Fraction(r["delta"]), start,
+                          ceiling=Fraction(r["guarantee"][1]))
+        sec = round(time.perf_counter() - t, 1)
+        if c is None:
+            print(f"n={r['n']}: block bound not certified", flush=True)
+            continue
+        r["guarantee"][1] = float(c) * (1 + 2**-50)      # outward: float of a certified end
+        r["upper_from"] = "all-pairs-blocks-L1"
+        r["block_seconds"] = sec
+        JSON.write_text(json.dumps(rows, indent=1))
+        print(json.dumps(r), flush=True)
+
+
+def mgf_upper(rows, ns):
+    """Recompute stored rows' upper end with the exact-MGF blanket where it is smaller."""
+    from exactdp.apps.blanket_mgf import NAME, blanket_mgf_epsilon
+    for r in rows:
+        if r["n"] not in ns or NAME in r["peers"]:
+            continue
+        t = time.perf_counter()
+        e = blanket_mgf_epsilon(r["n"], r["L"], Fraction(r["q"]), Fraction(r["delta"]), rel=1e-4)
+        r["peers"][NAME] = float(e.upper) * (1 + 2**-50)
+        if float(e.upper) < r["guarantee"][1]:
+            r["guarantee"][1] = float(e.upper) * (1 + 2**-50)
+            r["upper_from"] = NAME
+        r["mgf_seconds"] = round(time.perf_counter() - t, 1)
+        JSON.write_text(json.dumps(rows, indent=1))
+        print(json.dumps(r), flush=True)
+
+
+def table(rows) -> str:
+    """The markdown table of docs/peers.md (computed points)."""
+    cols = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
+            "blanket-bennett", "blanket-exact-mgf"]
+    out = ["| n | L | canonical pair | guarantee [lower, upper] (upper from) | FMT'21 clone "
+           "| FMT'23 stronger clone | Wang'24 variation ratio | Balle'19 blanket Hoeffding "
+           "| Balle'19 blanket Bennett | blanket, exact MGF (exactdp) | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["L"], r["n"])):
+        g = r["guarantee"]
+        vals = " | ".join(f"{r['peers'][k]:.5g}" if k in r["peers"] else "–" for k in cols)
+        extra = sum(r.get(k, 0) for k in ("block_seconds", "mgf_seconds"))
+        sec = f"{r['seconds']}" + (f" + {extra:.1f}" if extra else "")
+        out.append(f"| {r['n']:.0e} | {r['L']} | [{r['pair'][0]:.5g}, {r['pair'][1]:.5g}] | "
+                   f"[{g[0]:.5g}, {g[1]:.5g}] ({r['upper_from']}) | {vals} | {sec} |")
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", nargs="+", type=int, default=[10**k for k in range(2, 9)])
@@ -80,9 +143,17 @@ def main():
     ap.add_argument("--delta", default="1e-6")
     ap.add_argument("--digits", type=int, default=3)
     ap.add_argument("--plot-only", action="store_true")
+    ap.add_argument("--block-upper", action="store_true")
+    ap.add_argument("--table", action="store_true", help="print the markdown table and exit")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     rows = json.loads(JSON.read_text()) if JSON.exists() else []
+    if a.table:
+        print(table(rows))
+        return
+    if a.block_upper:
+        block_upper(rows, a.n)
+        mgf_upper(rows, a.n)
     if not a.plot_only:
         for L in a.L:
             for n in a.n:

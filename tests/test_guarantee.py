@@ -9,7 +9,7 @@ import pytest
 from exactdp.oracles import bruteforce as bf
 from exactdp.apps.cli import main
 from exactdp.core.errors import ParameterError
-from exactdp.apps.guarantee import ALL_PAIRS, guarantee
+from exactdp.apps.guarantee import ALL_PAIRS, BLOCK_L1, guarantee
 from exactdp.apps.peers import CITATIONS, certified_peer_deltas
 
 
@@ -71,8 +71,22 @@ def test_L1_closed_at_moderate_N():
     assert g.upper_bound == ALL_PAIRS
     assert g.gap <= g.lower * F(1, 10**5)
     g2 = guarantee(300, 1, "1/4", delta="1e-6", all_pairs_max_n=0)
-    assert g2.upper_bound in ("clone-fmt23", "variation-ratio")   # the same pair at L = 1
-    assert g2.upper > g.upper * F(11, 10)
+    # without the exact all-pairs route, the block bound (L = 1, any N) gives the upper end:
+    # above the exact all-pairs value, within 0.1 % + rounding of it, strictly below every peer
+    assert g2.upper_bound == BLOCK_L1
+    assert g.upper <= g2.upper <= g.upper * F(1002, 1000)
+    assert all(g2.upper < F(v["upper"]) for k, v in g2.peers.items() if k in CITATIONS)
+    g3 = guarantee(300, 1, "1/4", delta="1e-6", all_pairs_max_n=0, block_rel=1e-1)
+    assert g2.upper < g3.upper <= g.upper * F(111, 100)   # coarser margin, coarser end
+
+
+def test_block_bound_delta_mode_contains_exact_all_pairs():
+    from exactdp.apps.allpairs import worst_delta
+    g = guarantee(200, 1, "1/3", eps="1/5", all_pairs_max_n=0)
+    assert g.upper_bound == BLOCK_L1
+    exact_hi, _ = worst_delta(200, F(1, 3), F(12214027581, 10**10))   # lam < e^(1/5)
+    exact_lo, _ = worst_delta(200, F(1, 3), F(12214027582, 10**10))   # lam > e^(1/5)
+    assert g.lower <= exact_hi and exact_lo <= g.upper <= exact_hi * F(1001, 1000) + F(1, 10**30)
 
 
 def test_bad_input():
@@ -97,3 +111,11 @@ def test_cli(capsys):
     err = capsys.readouterr().err
     assert "delta must be" in err and len(err.strip().splitlines()) == 1
     assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4"]) == 2
+
+
+@pytest.mark.slow
+def test_block_bound_above_exact_all_pairs_at_N1500():
+    a = guarantee(1500, 1, "1/3", delta="1e-5", all_pairs_max_n=2000)    # exact, closed
+    b = guarantee(1500, 1, "1/3", delta="1e-5", all_pairs_max_n=0)       # block lemma
+    assert a.upper_bound == ALL_PAIRS and b.upper_bound == BLOCK_L1
+    assert a.upper <= b.upper <= a.upper * F(1002, 1000)

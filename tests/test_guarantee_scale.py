@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -25,3 +27,19 @@ def test_bad_max_seconds(capsys):
                  "--max-seconds", "0"]) == 2
     err = capsys.readouterr().err
     assert "--max-seconds must be" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_deployment_L40_N1e7_finishes_with_the_forward_direction():
+    """L = 40, N = 10^7: beyond the tree; the reverse direction is certified not worse by one
+    delta query (skipped), so the bracket comes in well under the old ~500 s."""
+    import time
+    from fractions import Fraction as F
+    from exactdp.apps.guarantee import guarantee
+    from exactdp.apps.peers import vr_epsilon
+    t = time.monotonic()
+    g = guarantee(10**7, 40, "0.351", delta="1e-6", digits=4)
+    assert time.monotonic() - t < 400
+    assert g.lower_direction == "forward" and 5.9 < g.lower < 6.0
+    assert g.upper_bound == "variation-ratio"
+    assert g.upper <= vr_epsilon(10**7, 40, F(351, 1000), F(1, 10**6), rel=1e-4).upper

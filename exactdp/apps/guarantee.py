@@ -22,9 +22,23 @@ pair of collections differing in one user.  :func:`guarantee` encloses it:
 At L = 1 and N <= ``all_pairs_max_n`` (default 1000) the bracket is closed
 exactly: :mod:`exactdp.apps.allpairs` evaluates the maximum over *every*
 neighbouring pair (N pair classes, exact rationals), so both ends are the true
-value (upper end name ``exact-all-pairs-L1``).  Otherwise the gap
-``upper - lower`` is reported: maximality of the canonical pair is not proved
-(the project found it false in general) and the clone reduction is not tight.
+value (upper end name ``exact-all-pairs-L1``).  At L = 1 beyond that range the
+upper end comes from the block lemma (:mod:`exactdp.apps.blockbound`, proved in
+``proofs/block_bound_l1.py``; name ``all-pairs-blocks-L1``): a certified bound
+on the maximum over every pair at ``(1 + eta)`` times the canonical pair's
+upper end, ``eta`` refined from 10 % down to ``block_rel`` (default 0.1 %)
+while the certification succeeds, so the bracket's relative gap is about
+``block_rel`` and the upper end is strictly below every published bound
+(n = 10^5, q = 1/4, delta = 1e-6: 0.011359 against 0.014091 for the best).
+At any L a further candidate is Balle et al.'s blanket lemma evaluated with
+the exact MGF of L-bit RR's privacy amplification variable
+(:mod:`exactdp.apps.blanket_mgf`; name ``blanket-exact-mgf``), below both
+published blanket forms: at L = 5, q = 1/4, delta = 1e-6 it is the least
+bound from n = 10^3 on (n = 10^3: 2.19037 against 2.6598 for the variation
+ratio).  For L > 1 the gap ``upper - lower`` stays wide: maximality of the
+canonical pair is not proved (the project found it false in general) and no
+reduction is tight; where the variation ratio is the least candidate (e.g.
+L = 5, n = 10^2) the upper end *equals* that published bound.
 
 >>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
@@ -95,16 +109,22 @@ class Guarantee:
                 "upper_interval": self.upper_interval.to_dict(digits),
                 "peers": self.peers,
                 "note": ("lower: certified value of the named pair (a lower bound on the worst "
-                         "pair); upper: certified evaluation of a published bound valid for every "
-                         "neighbouring pair")}
+                         "pair); upper: certified bound valid for every neighbouring pair -- a "
+                         "published bound, or exactdp's all-pairs-blocks-L1 (proofs/"
+                         "block_bound_l1.py) / blanket-exact-mgf (the published blanket lemma "
+                         "with the exact MGF), as named in upper_bound")}
 
 
 #: name of the exact all-pairs upper end (L = 1, small N)
 ALL_PAIRS = "exact-all-pairs-L1"
+#: name of the block-lemma all-pairs upper end (L = 1, any N; exactdp.apps.blockbound)
+BLOCK_L1 = "all-pairs-blocks-L1"
+#: name of the exact-MGF blanket upper end (exactdp.apps.blanket_mgf)
+MGF_NAME = "blanket-exact-mgf"
 
 
 def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=None,
-              all_pairs_max_n: int = 1000) -> Guarantee:
+              all_pairs_max_n: int = 1000, block_rel: float = 1e-3) -> Guarantee:
     """Certified bracket on the shuffled mechanism's eps(delta) (``delta=``) or
     delta(eps) (``eps=``) over all neighbouring pairs; see the module doc.
     """
@@ -120,8 +140,7 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     peers = {}
     if delta is not None:
         d = _DELTA.parse(delta)
-        f = _pair_query(worst.forward, "epsilon", d, e0, digits, max_seconds)
-        r = _pair_query(worst.reverse, "epsilon", d, e0, digits, max_seconds)
+        f, r = _both_directions_epsilon(worst, L, d, e0, digits, max_seconds)
         lower_iv, direction = _worse(f, r, N, L)
         ups = certified_peer_epsilons(N, L, q, d, rel=rel)
         cf = fmt21_closed_form(N, e0, d)
@@ -140,10 +159,20 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     best = min(ups, key=lambda v: ups[v].upper)  # every peer bound is valid: take the least
     upper_iv = ups[best]
     lower_pair, upper_name = LOWER_PAIR, best
+    mgf = _blanket_mgf(N, L, q, quantity, target, upper_iv.upper, rel)
+    if mgf is not None:
+        peers[MGF_NAME] = mgf.to_dict(digits + 2)
+        if mgf.upper < upper_iv.upper:
+            upper_iv, upper_name = mgf, MGF_NAME
     if L == 1 and N <= all_pairs_max_n:
         lower_iv, upper_iv, lower_pair, direction = _all_pairs_l1(
             N, q, quantity, target, lower_iv, rel)
         upper_name = ALL_PAIRS
+    elif L == 1:
+        blk = _block_bound_l1(N, q, quantity, target, lower_iv, upper_iv.upper,
+                              block_rel, max_seconds)
+        if blk is not None and blk.upper < upper_iv.upper:
+            upper_iv, upper_name = blk, BLOCK_L1
     return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, lower_pair,
                      direction, upper_name, lower_iv, upper_iv, peers)
 
@@ -163,6 +192,8 @@ def _pair_query(dist, what, target, e0, digits, max_seconds):
     try:
         if what == "epsilon":
             return dist.epsilon(delta=target, digits=digits, max_seconds=max_seconds)
+        if what == "delta_lam":
+            return dist.delta(lam=target, digits=digits, max_seconds=max_seconds)
         return dist.delta(eps=target, digits=digits, max_seconds=max_seconds)
     except (CapacityError, PrecisionError):
         pass
@@ -176,9 +207,36 @@ def _pair_query(dist, what, target, e0, digits, max_seconds):
     try:
         if what == "epsilon":
             return bisect_epsilon(lambda lam: coarse(lam=lam), e0, target, rel=1e-3)
+        if what == "delta_lam":
+            return coarse(lam=target)
         return coarse(eps=target)
     except (CapacityError, PrecisionError):
         return None
+
+
+def _both_directions_epsilon(worst, L, d, e0, digits, max_seconds):
+    """The canonical pair's certified eps(d) forward and reverse.
+
+    Beyond the tree (Fourier strategy) one direction -- the usually worse one,
+    reverse at L = 1, forward otherwise -- is computed first; the other is skipped
+    (``None``) when a single certified delta query shows it is not worse: its
+    delta at a rational ``lam <= e^(first's upper end)`` is ``<= d``, so its eps
+    is at most the first's upper end and cannot change the bracket."""
+    if worst.forward.choose_method() != "fourier":
+        return (_pair_query(worst.forward, "epsilon", d, e0, digits, max_seconds),
+                _pair_query(worst.reverse, "epsilon", d, e0, digits, max_seconds))
+    names = ("reverse", "forward") if L == 1 else ("forward", "reverse")
+    dists = {"forward": worst.forward, "reverse": worst.reverse}
+    out = {names[0]: _pair_query(dists[names[0]], "epsilon", d, e0, digits, max_seconds)}
+    first = out[names[0]]
+    other = dists[names[1]]
+    if first is not None and first.upper > 0:
+        lam = _exp_lower(first.upper)
+        probe = _pair_query(other, "delta_lam", lam, e0, 3, max_seconds)
+        if probe is not None and probe.upper <= d:
+            return out.get("forward"), out.get("reverse")
+    out[names[1]] = _pair_query(other, "epsilon", d, e0, digits, max_seconds)
+    return out["forward"], out["reverse"]
 
 
 def _worse(f, r, N, L):
@@ -208,6 +266,33 @@ def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
     if lo > lower_iv.lower:
         return Interval(lo, up), Interval(lo, up), _m_pair(m, N), _m_dir(m, N)
     return lower_iv, Interval(lower_iv.lower, max(up, lower_iv.lower)), LOWER_PAIR, "worst"
+
+
+def _blanket_mgf(N, L, q, quantity, target, best_upper, rel):
+    """The blanket lemma with the exact MGF (:mod:`exactdp.apps.blanket_mgf`): its
+    certified enclosure when it may beat ``best_upper`` (one evaluation decides
+    whether the eps bisection is worth running), else ``None``."""
+    from .blanket_mgf import blanket_mgf_delta, blanket_mgf_epsilon
+    if quantity == "delta":
+        return blanket_mgf_delta(N, L, q, _exp_lower(target))
+    lam = _exp_lower(best_upper)
+    if lam <= 1 or blanket_mgf_delta(N, L, q, lam).upper > target:
+        return None        # its eps is above the best bound already in hand
+    return blanket_mgf_epsilon(N, L, q, target, rel=rel)
+
+
+def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, block_rel, max_seconds):
+    """L = 1 beyond the exact all-pairs range: an upper end valid for every pair from the
+    block lemma (:func:`exactdp.apps.blockbound.epsilon_upper` / ``delta_upper``,
+    ``proofs/block_bound_l1.py``), started from the canonical pair's certified
+    upper end; ``Interval(lower end, c)`` or ``None`` (then the published bounds stand)."""
+    from .blockbound import delta_upper, epsilon_upper
+    if lower_iv is None or lower_iv.upper <= 0:
+        return None
+    fn = epsilon_upper if quantity == "epsilon" else delta_upper
+    c = fn(N, q, target, lower_iv.upper, rel=block_rel, ceiling=peer_upper,
+           max_seconds=max_seconds)
+    return None if c is None else Interval(min(lower_iv.lower, c), c)
 
 
 def _m_dir(m, N):
