@@ -141,7 +141,7 @@ def delta_m(n, m, q, lam, *, half: int = 0, prec: int = 64, tol: float = TAIL_TO
     return Interval(min(low, up), up)
 
 
-def _block_bound(N, a, b, q, lam, prec, tol, tol_k) -> Interval:
+def _block_bound(N, a, b, q, lam, prec, *, tol, tol_k) -> Interval:
     """Upper bound on ``delta_m^{(N)}`` for every ``m`` in ``[a, b]`` keeping the dropped
     users' blanket (``proofs/block_bound_l1.py``, l1-block-blanket): the ``w = b - a``
     users between report ``c_i`` w.p. ``1 - 2q`` and a fair bit w.p. ``2q``, so with
@@ -202,7 +202,7 @@ def certify_all_pairs(N, q, lam, target, *, max_seconds=None, prec: int = 64, pr
         a, b = stack.pop()
         if max_seconds is not None and time.monotonic() - t0 > max_seconds:
             raise TimeoutError(f"all-pairs block check exceeded {max_seconds} s at N={N}")
-        iv = _block_bound(N, a, b, q, lam, prec, tol, tol_k) if blanket else \
+        iv = _block_bound(N, a, b, q, lam, prec, tol=tol, tol_k=tol_k) if blanket else \
             delta_m(N - (b - a), a, q, lam, prec=prec, tol=tol)
         evals += 1
         if progress is not None:

@@ -159,7 +159,7 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
     best = min(ups, key=lambda v: ups[v].upper)  # every peer bound is valid: take the least
     upper_iv = ups[best]
     lower_pair, upper_name = LOWER_PAIR, best
-    mgf = _blanket_mgf(N, L, q, quantity, target, upper_iv.upper, rel)
+    mgf = _blanket_mgf(N, L, q, quantity, target, upper_iv.upper, rel=rel)
     if mgf is not None:
         peers[MGF_NAME] = mgf.to_dict(digits + 2)
         if mgf.upper < upper_iv.upper:
@@ -170,7 +170,7 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
         upper_name = ALL_PAIRS
     elif L == 1:
         blk = _block_bound_l1(N, q, quantity, target, lower_iv, upper_iv.upper,
-                              block_rel, max_seconds)
+                              block_rel=block_rel, max_seconds=max_seconds)
         if blk is not None and blk.upper < upper_iv.upper:
             upper_iv, upper_name = blk, BLOCK_L1
     return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, lower_pair,
@@ -268,7 +268,7 @@ def _all_pairs_l1(N, q, quantity, target, lower_iv, rel):
     return lower_iv, Interval(lower_iv.lower, max(up, lower_iv.lower)), LOWER_PAIR, "worst"
 
 
-def _blanket_mgf(N, L, q, quantity, target, best_upper, rel):
+def _blanket_mgf(N, L, q, quantity, target, best_upper, *, rel):
     """The blanket lemma with the exact MGF (:mod:`exactdp.apps.blanket_mgf`): its
     certified enclosure when it may beat ``best_upper`` (one evaluation decides
     whether the eps bisection is worth running), else ``None``."""
@@ -281,7 +281,7 @@ def _blanket_mgf(N, L, q, quantity, target, best_upper, rel):
     return blanket_mgf_epsilon(N, L, q, target, rel=rel)
 
 
-def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, block_rel, max_seconds):
+def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, *, block_rel, max_seconds):
     """L = 1 beyond the exact all-pairs range: an upper end valid for every pair from the
     block lemma (:func:`exactdp.apps.blockbound.epsilon_upper` / ``delta_upper``,
     ``proofs/block_bound_l1.py``), started from the canonical pair's certified
