@@ -30,9 +30,32 @@ def test_calibrate_digits_beyond_fourier_is_one_line(capsys):
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "--digits 4" in err, err
 
 
-def test_dist_at_scale_refuses_and_says_what_works(capsys):
-    rc, _, err = _run(["dist", "-N", "10000000", "-L", "40", "-q", "0.351", "--quiet"], capsys)
-    assert rc == 2 and len(err.strip().splitlines()) == 1 and "exactdp eta" in err, err
+def test_dist_digits_beyond_fourier_is_one_line_before_work(capsys):
+    import time
+    t = time.perf_counter()
+    rc, _, err = _run(["dist", "-N", "10000000", "-L", "40", "-q", "0.351", "--digits", "5",
+                       "--quiet"], capsys)
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "--digits 3" in err, err
+    assert time.perf_counter() - t < 20
+
+
+@pytest.mark.slow
+def test_dist_at_deployment_scale_is_certified(capsys):
+    """Bins of the law of R at L = 40, N = 10^7 (Fourier strategy): the certified masses,
+    with those below the first and above the last edge, bracket 1; P[R > lam] matches eta."""
+    rc, out, err = _run(["dist", "-N", "10000000", "-L", "40", "-q", "0.351", "--bins", "4",
+                         "--lam", "7.389", "--json", "--quiet"], capsys)
+    assert rc == 0, err
+    rec = json.loads(out)
+    assert rec["strategy"] == "fourier"
+    lo = sum(F(b["mass"]["lower"]) for b in rec["bins"])
+    hi = sum(F(b["mass"]["upper"]) for b in rec["bins"])
+    lo += F(rec["mass_below_first_edge"]["lower"]) + F(rec["mass_above_last_edge"]["lower"])
+    hi += F(rec["mass_below_first_edge"]["upper"]) + F(rec["mass_above_last_edge"]["upper"])
+    assert lo <= 1 <= hi and hi - lo < F(1, 100)
+    eta = from_randomized_response(10**7, 40, "0.351").eta(lam=F(7389, 1000), digits=3)
+    beyond = rec["mass_beyond_lam"]
+    assert F(beyond["lower"]) <= eta.upper and eta.lower <= F(beyond["upper"])
 
 
 @pytest.mark.parametrize("method", ["sigma3", "maurer", "local"])

@@ -79,9 +79,14 @@ def _window(m: int, th: float, logc: float):
     def ok(t):
         return _logpmf(m, t, lth, l1th, lgm) >= logc
 
-    if not ok(mode):
+    lpmax = _logpmf(m, mode, lth, l1th, lgm)
+    if lpmax < logc:
         return None
-    lo, hi = mode, m
+    # outer bracket from the Gaussian width (checked; the full range if it does not hold)
+    h = int(1.5 * math.sqrt(2 * m * th * (1 - th) * (lpmax - logc)) + (lpmax - logc) + 10)
+    lo, hi = mode, min(m, mode + h)
+    if ok(hi):
+        lo, hi = hi, m
     if ok(hi):
         b = hi
     else:
@@ -89,7 +94,9 @@ def _window(m: int, th: float, logc: float):
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         b = lo
-    lo, hi = 0, mode
+    lo, hi = max(0, mode - h), mode
+    if ok(lo):
+        lo, hi = 0, lo
     if ok(lo):
         a = 0
     else:
@@ -101,7 +108,8 @@ def _window(m: int, th: float, logc: float):
 
 
 @lru_cache(maxsize=256)
-def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int) -> float:
+def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int,
+           frontier_max: int = 0, per_node: int = 0, big: float = 0.0) -> float:
     mech = Mechanism(L, q)
     c = [float(x) for x in mech.c]
     pi = [float(x) for x in mech.pi0]
@@ -131,7 +139,7 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int) -> f
 
     if not N * c[0] <= s <= N * c[L]:
         return 1.0                          # the root is wholly on one side
-    big = 100 * MAX_NODES                   # beyond this the tree is out of reach anyway
+    big = big or 20 * MAX_NODES             # beyond this the tree is out of reach anyway
     # 1. the top levels exactly (breadth first) while the next level holds <= FRONTIER nodes
     frontier, exact = [(L, N, 0.0, 0.0)], 1.0
     while True:
@@ -139,13 +147,13 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int) -> f
         nxt = sum(ch[1] - ch[0] + 1 for ch in info if ch is not None)
         if nxt == 0:
             return exact
-        if nxt > FRONTIER:
+        if nxt > (frontier_max or FRONTIER):
             break
         exact += nxt
         frontier = [child(*node, t, ch[2]) for node, ch in zip(frontier, info)
                     if ch is not None for t in range(ch[0], ch[1] + 1)]
     # 2. below: Knuth's random walks, at least PER_NODE from every frontier node
-    per = max(PER_NODE, -(-probes // len(frontier)))
+    per = max(per_node or PER_NODE, -(-probes // len(frontier)))
     total = 0.0
     for done, node in enumerate(frontier, 1):
         xs = []
@@ -169,12 +177,12 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int) -> f
 
 
 def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None = None,
-                   probes: int = PROBES) -> float:
+                   probes: int = PROBES, cap: float = 20 * MAX_NODES) -> float:
     """Predicted node count of the conditioning tree at truncation ``tol`` for the
     threshold ``s`` on ``S = sum_i c(Y_i)`` (forward ``S`` vs ``lam N``, reverse
     ``S`` vs ``N / lam``; default: the largest over :func:`typical_thresholds`).
-    Knuth's estimator, deterministic (see the module docstring); past
-    ``100 * MAX_NODES`` it stops early (the tree is out of reach either way).
+    Knuth's estimator, deterministic (see the module docstring); past ``cap`` it
+    stops early (the answer is then only "more than ``cap``").
 
     >>> estimate_nodes(Mechanism(1, "1/4"), 10**5)
     1.0
@@ -184,8 +192,19 @@ def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None 
     True
     """
     if s is None:
-        return max(estimate_nodes(mech, N, tol, x, probes) for x in typical_thresholds(mech, N))
-    return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), 0)
+        best = 0.0
+        for x in typical_thresholds(mech, N):
+            best = max(best, estimate_nodes(mech, N, tol, x, probes, cap))
+            if best > cap:
+                break
+        return best
+    # a coarse pass first (256-node frontier, 4 walks each): a tree far beyond the cap
+    # is known at a fraction of the cost
+    cap = float(cap)
+    coarse = _knuth(mech.L, mech.q, int(N), float(tol), float(s), 64, 0, 256, 4, cap)
+    if coarse > 5 * cap:
+        return coarse
+    return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), 0, 0, 0, cap)
 
 
 def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float = 1e-30) -> float:
