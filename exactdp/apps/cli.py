@@ -117,7 +117,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _common(p)
         if name == "eta":
             p.add_argument("--inclusive", action="store_true", help="P[R >= lam] instead of >")
-        p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 20; 6 with --k)")
+        p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 20; 6 with --k; 4, "
+                       "at most 6, beyond the tree's capacity)")
         p.add_argument("--fast", action="store_true", help="float64 estimate with error bound")
         p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target", parents=[out])
@@ -235,9 +236,10 @@ def _cmd_eta_delta(args, which: str) -> int:
     dist, N, L, q, direction = _dist(args)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
     eps = domains.EPS.parse(args.eps) if args.eps is not None else None
-    digits = domains.DIGITS.parse(args.digits if args.digits is not None else "20")
-    maxs = _max_seconds(args)
     fast = args.fast
+    from .scale_digits import query_digits      # beyond the tree: a few digits, said before work
+    digits = query_digits(args.digits, not fast and _strategy(dist) == "fourier", N, L, which)
+    maxs = _max_seconds(args)
     _precheck(dist, direction, maxs, certified=not fast)
     prog = _Progress(which, enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
