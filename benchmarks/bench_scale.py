@@ -1,73 +1,163 @@
-"""Deployment-scale grid (issue 14): certified eta by the strategy `method="exact"` picks.
+"""Deployment-scale grid (issue 14): certified eta (and delta) by the strategy `method="exact"`
+picks, forward, reverse and worst (the larger of the two), over an N x L grid.
 
-For each (N, L, q) at lambda = e^2 (or the given lam): the strategy, wall time, the
-certified interval and its relative width, the tree's predicted node count, and a
-seeded Monte Carlo estimate with its z-score against the interval's midpoint.
-Each case runs in a child process with a time limit; a refusal or time-out is printed
-as such.  Usage: python3 benchmarks/bench_scale.py [--mc SAMPLES] [--limit SECONDS]
+For each (N, L, q, eps) and direction: the strategy, wall time, the certified interval and its
+relative width, the tree's predicted node count (exactdp.engine.capacity.estimate_nodes at the
+query's threshold) and the actual cost (tree: nodes of the certified kernel; fourier: heavy
+nodes and Fourier integrals of exactdp.engine.largen.split_sums, summed over its attempts), and a
+seeded Monte Carlo estimate of eta with its z-score against the interval's midpoint.
+Each case runs in a child process with a time limit; a refusal or time-out is printed as such,
+with the peak RSS of the child.  Prints one JSON line per row, then a markdown table.
+
+Usage: python3 benchmarks/bench_scale.py [--mc SAMPLES] [--limit SECONDS] [--delta] [--only L]
 """
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import time
+from fractions import Fraction
 
 CASES = [  # (N, L, q, eps, digits); the L = 5 and 8 eps are about 3 sd of R above 1
-    (10**7, 40, "0.30", 2, 3), (10**7, 40, "0.351", 2, 4), (10**7, 40, "0.40", 2, 3),
-    (10**9, 64, "0.35", 2, 3), (10**6, 16, "1/4", 2, 3), (10**6, 8, "1/5", "0.3", 3),
-    (10**6, 8, "0.2446", "0.15", 3),
-    (10**5, 5, "0.2446", "0.08", 3), (10**6, 5, "0.2446", "0.025", 3),
-    (10**7, 5, "0.2446", "0.008", 3), (10**9, 5, "0.2446", "0.0008", 3),
+    (10**7, 40, "0.30", 2, 3), (10**7, 40, "0.351", 2, 3), (10**7, 40, "0.40", 2, 3),
+    (10**9, 64, "0.35", 2, 3), (10**6, 16, "1/4", 2, 3),
+    (10**6, 8, "1/5", "0.3", 3), (10**6, 8, "0.2446", "0.15", 3),
+    (10**5, 5, "0.2446", "0.08", 6), (10**6, 5, "0.2446", "0.025", 6),
+    (10**7, 5, "0.2446", "0.008", 6), (10**8, 5, "0.2446", "0.0025", 6),
+    (10**9, 5, "0.2446", "0.0008", 6),
 ]
 
 
-def run(case, out):
+def run(case, direction, quantity, out):
+    import resource
+    import exactdp.engine.largen as LG
+    import exactdp.law.distribution as D
     from exactdp import from_randomized_response
+    from exactdp.core.errors import DigitsNotMetError
     from exactdp.engine.capacity import estimate_nodes
+    cost = {"heavy_nodes": 0, "integrals": 0, "tree_nodes": 0}
+    orig_split, orig_tree = LG.split_sums, D.tail_sums
+
+    def split(*a, **kw):
+        r = orig_split(*a, **kw)
+        cost["heavy_nodes"] += r.nodes
+        cost["integrals"] += r.integrals
+        return r
+
+    def tree(*a, **kw):
+        r = orig_tree(*a, **kw)
+        cost["tree_nodes"] += r.nodes
+        return r
+    LG.split_sums, D.tail_sums = split, tree
     N, L, q, eps, digits = case
-    d = from_randomized_response(N, L, q)
+    d = from_randomized_response(N, L, q, direction)
+    rec = {}
+    one = d.forward if direction == "worst" else d
+    lam = math.exp(float(Fraction(eps)))
+    s = lam * N if direction != "reverse" else N / lam
+    rec["tree_nodes_predicted"] = estimate_nodes(one.mechanism, N, s=s)
+    rec["strategy"] = one.choose_method()
     t = time.perf_counter()
     try:
-        iv = d.eta(eps=eps, digits=digits)
-        out.put({"strategy": d.choose_method(), "seconds": round(time.perf_counter() - t, 2),
-                 "lower": float(iv.lower), "upper": float(iv.upper),
-                 "rel_width": iv.relative_width(),
-                 "tree_nodes_predicted": estimate_nodes(d.mechanism, N)})
+        try:
+            iv = getattr(d, quantity)(eps=eps, digits=digits)
+        except DigitsNotMetError as e:
+            iv = e.reached
+            rec["digits_not_met"] = True
+        rec.update({"seconds": round(time.perf_counter() - t, 2), "lower": float(iv.lower),
+                    "upper": float(iv.upper), "rel_width": iv.relative_width()})
     except Exception as e:  # noqa: BLE001 - reported, not hidden
-        out.put({"error": f"{type(e).__name__}: {e}", "seconds": round(time.perf_counter() - t, 2)})
+        rec.update({"error": f"{type(e).__name__}: {str(e)[:200]}",
+                    "seconds": round(time.perf_counter() - t, 2)})
+    rec.update(cost)
+    rec["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    out.put(rec)
 
 
-def mc(case, samples, seed=1):
+def mc(case, direction, samples, seed=1):
     import numpy as np
     from exactdp.model.mechanism import Mechanism
     N, L, q, eps, _ = case
-    r = Mechanism(L, q).sample_ratio(N, samples, rng=seed)
-    from fractions import Fraction
-    p = float((r > np.exp(float(Fraction(eps)))).mean())
-    return p, (p * (1 - p) / samples) ** 0.5
+    m = Mechanism(L, q)
+    lam = np.exp(float(Fraction(eps)))
+    ps = {}
+    for dr in ("forward", "reverse"):
+        if direction in (dr, "worst"):
+            r = m.sample_ratio(N, samples, dr, rng=seed)
+            p = float((r > lam).mean())
+            ps[dr] = (p, math.sqrt(max(p * (1 - p), 1e-300) / samples))
+    return max(ps.values())
+
+
+def fmt(x):
+    if x == 0:
+        return "0"
+    e = math.floor(math.log10(abs(x)))
+    return f"{x / 10**e:.2g}e{e}" if abs(e) > 3 else f"{x:.4g}"
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mc", type=int, default=200_000)
-    ap.add_argument("--limit", type=float, default=120)
+    ap.add_argument("--limit", type=float, default=300)
+    ap.add_argument("--delta", action="store_true", help="delta as well as eta")
+    ap.add_argument("--only", type=int, help="only the cases with this L")
+    ap.add_argument("--directions", default="forward,reverse,worst")
+    ap.add_argument("--table", help="only print the markdown table of a file of JSON rows")
     a = ap.parse_args()
+    if a.table:
+        with open(a.table) as f:
+            table([json.loads(x) for x in f if x.startswith('{"')])
+        return
+    rows = []
     for case in CASES:
-        q = mp.Queue()
-        p = mp.Process(target=run, args=(case, q))
-        p.start()
-        p.join(a.limit)
-        if p.is_alive():
-            p.kill()
-            rec = {"error": f"time-out after {a.limit} s"}
+        if a.only is not None and case[1] != a.only:
+            continue
+        for quantity in (("eta", "delta") if a.delta else ("eta",)):
+            for direction in a.directions.split(","):
+                qu = mp.Queue()
+                p = mp.Process(target=run, args=(case, direction, quantity, qu))
+                p.start()
+                p.join(a.limit)
+                if p.is_alive():
+                    p.kill()
+                    rec = {"error": f"time-out after {a.limit} s"}
+                else:
+                    rec = qu.get()
+                rec.update(dict(zip(("N", "L", "q", "eps", "digits"), case)))
+                rec.update({"direction": direction, "quantity": quantity})
+                if "lower" in rec and a.mc and quantity == "eta":
+                    m, se = mc(case, direction, a.mc)
+                    mid = (rec["lower"] + rec["upper"]) / 2
+                    rec.update({"mc": m, "mc_se": se, "mc_samples": a.mc,
+                                "z": (m - mid) / se if m > 0 else None})
+                print(json.dumps(rec), flush=True)
+                rows.append(rec)
+    table(rows)
+
+
+def table(rows):
+    """The markdown table of the JSON rows."""
+    print("\n| N | L | q | eps | quantity | direction | method | time | certified | rel. width | "
+          "tree nodes predicted | actual cost | MC (z) | peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "lower" in r:
+            val = f"[{fmt(r['lower'])}, {fmt(r['upper'])}]"
+            rw = "upper bound" if r["lower"] == 0 else fmt(r["rel_width"])
         else:
-            rec = q.get()
-        rec.update(dict(zip(("N", "L", "q", "eps", "digits"), case)))
-        if "lower" in rec and a.mc:
-            m, se = mc(case, a.mc)
-            mid = (rec["lower"] + rec["upper"]) / 2
-            rec.update({"mc": m, "mc_se": se, "z": (m - mid) / se if se > 0 else None})
-        print(json.dumps(rec), flush=True)
+            val, rw = r.get("error", "?")[:60], "-"
+        cost = (f"{r.get('heavy_nodes', 0)} heavy nodes, {r.get('integrals', 0)} integrals"
+                if r.get("strategy") == "fourier" else f"{r.get('tree_nodes', 0)} nodes")
+        if r.get("mc") == 0 and r.get("upper", 1) < 3 / r.get("mc_samples", 200_000):
+            z = "0 (no hit; consistent)"
+        else:
+            z = f"{fmt(r['mc'])} ({r['z']:+.2f})" if r.get("z") is not None else "-"
+        print(f"| {fmt(r['N'])} | {r['L']} | {r['q']} | {r['eps']} | {r['quantity']} | "
+              f"{r['direction']} | {r.get('strategy', '-')} | {r.get('seconds', '-')} s | {val} | "
+              f"{rw} | {fmt(r.get('tree_nodes_predicted', 0))} | {cost} | {z} | "
+              f"{r.get('peak_rss_mb', '-')} MB |")
 
 
 if __name__ == "__main__":

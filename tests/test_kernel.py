@@ -135,7 +135,7 @@ def test_eta_zero_beyond_max_ratio():
 def test_capacity_refused_before_work():
     from exactdp.engine.capacity import check_capacity
     with pytest.raises(CapacityError, match="L=64"):
-        check_capacity(Mechanism(64, "0.2"), 10**7)
+        check_capacity(Mechanism(64, "0.35"), 10**9)
 
 
 @pytest.mark.parametrize("x", [Fraction(3, 2), Fraction(2), Fraction(5, 2)])

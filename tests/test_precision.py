@@ -157,7 +157,12 @@ def test_worst_case_requires_the_digits_of_the_maximum_only():
 
 def test_cli_says_digits_not_reached_in_one_line(capsys):
     from exactdp.apps.cli import main
-    rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
+    # within the Fourier strategy's digits (at most 6) but not reached: delta at q = 0.30
+    rc = main(["delta", "-N", "10000000", "-L", "40", "-q", "0.30", "--eps", "2", "--digits", "3"])
     err = capsys.readouterr().err
     assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
-    assert "asked for 8 significant digits, reached" in err
+    assert "asked for 3 significant digits, reached" in err
+    # more than it can reach is refused before any work (exit 2)
+    rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--digits 6" in err and err.count("\n") == 1

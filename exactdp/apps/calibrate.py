@@ -28,7 +28,8 @@ from fractions import Fraction
 
 from ..core import domains
 from ..law.distribution import from_randomized_response
-from ..core.errors import DigitsNotMetError, ParameterError
+from ..core.errors import DigitsNotMetError, ParameterError, PrecisionError
+from ..core.estimate import Estimate
 from ..core.interval import Interval
 
 __all__ = ["Calibration", "calibrate", "calibrate_digits", "METHODS", "FOURIER_Q_DIGITS"]
@@ -97,9 +98,26 @@ def _dec(x: Fraction, digits: int) -> str:
     return fraction_to_decimal_str(Fraction(x), digits, "nearest")
 
 
-def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seconds=None):
+def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seconds=None,
+              fourier=False):
+    """eta or delta at q: ``fast`` (an estimate) or certified (an enclosure, possibly wider
+    than ``digits`` asks).  ``fourier``: beyond the tree's capacity, straight to the Fourier
+    strategy (no per-q capacity prediction; the fast value is its 3-digit enclosure),
+    the automatic choice only where that strategy cannot smooth the light law."""
     d = from_randomized_response(N, L, q, direction)
     f = d.eta if kind == "eta" else d.delta
+    if fourier:
+        try:
+            iv = f(lam, eps, digits=3 if method == "fast" else digits, method="fourier")
+        except DigitsNotMetError as e:
+            iv = e.reached
+        except PrecisionError:
+            iv = None
+        if iv is not None:
+            if method == "fast":
+                return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
+                                "fast estimate (coarse Fourier enclosure)")
+            return iv
     if method == "fast":
         return f(lam, eps, method="fast")
     try:
@@ -164,10 +182,19 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
                            None, meets, seconds=time.perf_counter() - t0, note=note)
 
     # ---- exact: fast scan of the grid, then certify the first down-crossing
+    memo = {}       # (q, method, digits) -> value: the bracket's ends are certified once
+
+    def value(qq, method, digits=10):
+        key = (Fraction(qq), method, digits)
+        if key not in memo:
+            memo[key] = _quantity(N, L, qq, direction, kind, lam, eps, method=method,
+                                  digits=digits, max_seconds=max_seconds, fourier=fourier)
+        return memo[key]
+
     def g_fast(qf: float) -> float:
         qq = Fraction(qf).limit_denominator(10**9)
         qq = min(max(qq, Fraction(1, 10**9)), Fraction(1, 2) - Fraction(1, 10**9))
-        est = _quantity(N, L, qq, direction, kind, lam, eps, method="fast")
+        est = value(qq, "fast")
         return float(est.value)
 
     qs = [float(q_min) + (0.5 - float(q_min)) * i / grid for i in range(grid)]
@@ -228,8 +255,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
                 if fourier:     # 3 digits first, more only when they do not decide
                     dg = min(digits + 3, 3 + 2 * (max(0, dg - digits - 6) // 10))
                 try:
-                    return _quantity(N, L, x, direction, kind, lam, eps, method="exact",
-                                     digits=dg, max_seconds=max_seconds)
+                    return value(x, "exact", dg)
                 except DigitsNotMetError as e:     # a comparison needs an enclosure only
                     return e.reached
             qa, qb = crossing(gx, g_fast, a, b, target, digits, decreasing=True,
@@ -247,11 +273,10 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
             crossings.append({"q": Interval(Fraction(lo), Fraction(hi)), "kind": k,
                               "certified": False})
     qa, qb = brackets[downs[0]]
-    val_b = _quantity(N, L, qb, direction, kind, lam, eps, method="exact", digits=vdig)
-    val_a = _quantity(N, L, qa, direction, kind, lam, eps, method="exact", digits=vdig)
+    val_b = value(qb, "exact", vdig)
+    val_a = value(qa, "exact", vdig)
     sa, sb = brackets[downs[-1]]
-    val_s = val_b if sb == qb else _quantity(N, L, sb, direction, kind, lam, eps,
-                                             method="exact", digits=vdig)
+    val_s = val_b if sb == qb else value(sb, "exact", vdig)
     note = ""
     if len(raw) > 1:
         note = (f"{kind} is not monotone in q: {len(raw)} crossings of the target at grid "

@@ -117,7 +117,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         _common(p)
         if name == "eta":
             p.add_argument("--inclusive", action="store_true", help="P[R >= lam] instead of >")
-        p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 20; 6 with --k)")
+        p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 20; 6 with --k; 4, "
+                       "at most 6, beyond the tree's capacity)")
         p.add_argument("--fast", action="store_true", help="float64 estimate with error bound")
         p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("epsilon", help="smallest eps meeting a delta or eta target", parents=[out])
@@ -131,8 +132,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("dist", help="exact bin masses of R (and a plot)", parents=[out])
     _common(p, lam=False)
     p.add_argument("--lam", help="draw the lambda line and report the mass beyond it")
-    p.add_argument("--bins", default="40", help=domains.BINS.describe())
-    p.add_argument("--digits", default="10", help=domains.DIGITS.describe())
+    p.add_argument("--bins", default=None, help=domains.BINS.describe() + " (default 40; 10 "
+                   "beyond the tree's capacity)")
+    p.add_argument("--digits", default=None, help=domains.DIGITS.describe() + " (default 10; 3, "
+                   "also the most, beyond the tree's capacity)")
     p.add_argument("--fast", action="store_true", help="float64 bin masses")
     p.add_argument("--plot", help="write a PNG picture of the law of R")
     p = sub.add_parser("calibrate", help="noise q that meets an eta or delta target", parents=[out])
@@ -233,9 +236,10 @@ def _cmd_eta_delta(args, which: str) -> int:
     dist, N, L, q, direction = _dist(args)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
     eps = domains.EPS.parse(args.eps) if args.eps is not None else None
-    digits = domains.DIGITS.parse(args.digits if args.digits is not None else "20")
-    maxs = _max_seconds(args)
     fast = args.fast
+    from .scale_digits import query_digits      # beyond the tree: a few digits, said before work
+    digits = query_digits(args.digits, not fast and _strategy(dist) == "fourier", N, L, which)
+    maxs = _max_seconds(args)
     _precheck(dist, direction, maxs, certified=not fast)
     prog = _Progress(which, enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
@@ -358,34 +362,35 @@ def _cmd_dist(args) -> int:
     dist, N, L, q, direction = _dist(args)
     if direction == "worst":
         raise ExactdpError("direction for dist must be forward or reverse")
-    if _strategy(dist) == "fourier":
-        raise ExactdpError(
-            f"dist: N={N}, L={L} is beyond the tree's capacity and the binned law is not "
-            "available there; use 'exactdp eta' (P[R > x] at chosen x, certified by the "
-            "Fourier strategy), 'exactdp epsilon', or a smaller N")
-    bins = domains.BINS.parse(args.bins)
-    digits = domains.DIGITS.parse(args.digits)
+    from .dist_scale import dist_bins, dist_digits, enclosure, sample_edges
+    fourier = _strategy(dist) == "fourier"      # beyond the tree: edges from a sample
+    cdf, sf = (enclosure(dist.cdf), enclosure(dist.sf)) if fourier else (dist.cdf, dist.sf)
+    bins = dist_bins(args.bins, fourier)
+    digits = dist_digits(args.digits, fourier, N, L)
     lam = domains.LAM.parse(args.lam) if args.lam is not None else None
     method = "fast" if args.fast else "exact"
     if args.plot:
         from ..core.writable import writable_file
         writable_file(args.plot, "--plot")
     _precheck(dist, direction)
-    lo_q = dist.quantile(Fraction(1, 10**4), method="fast")
-    hi_q = dist.quantile(1 - Fraction(1, 10**4), method="fast")
-    lo_x = max(float(lo_q.lower), 1e-12)
-    hi_x = float(hi_q.upper)
-    if lam is not None:  # R <= ratio_max: a larger lam only widens the picture up to there
-        hi_x = max(hi_x, float(min(lam, dist.mechanism.ratio_max)) * 1.05)
-    step = (hi_x - lo_x) / bins
-    edges = [Fraction(lo_x) + i * Fraction(step) for i in range(bins + 1)]
-    edges = [Fraction(e).limit_denominator(10**12) for e in edges]
-    edges = sorted(set(edges))
+    if fourier:
+        edges = sample_edges(dist, bins, lam)
+    else:
+        lo_q = dist.quantile(Fraction(1, 10**4), method="fast")
+        hi_q = dist.quantile(1 - Fraction(1, 10**4), method="fast")
+        lo_x = max(float(lo_q.lower), 1e-12)
+        hi_x = float(hi_q.upper)
+        if lam is not None:  # R <= ratio_max: a larger lam only widens the picture up to there
+            hi_x = max(hi_x, float(min(lam, dist.mechanism.ratio_max)) * 1.05)
+        step = (hi_x - lo_x) / bins
+        edges = [Fraction(lo_x) + i * Fraction(step) for i in range(bins + 1)]
+        edges = [Fraction(e).limit_denominator(10**12) for e in edges]
+        edges = sorted(set(edges))
     prog = _Progress("dist", enabled=not (args.quiet or getattr(args, "json", False)))
     t0 = time.perf_counter()
     cdfs = []
     for i, e in enumerate(edges):
-        cdfs.append(dist.cdf(e, digits=digits, method=method))
+        cdfs.append(cdf(e, digits=digits, method=method))
         prog(i + 1, len(edges))
     masses = []
     for a, b in zip(cdfs, cdfs[1:]):
@@ -396,8 +401,8 @@ def _cmd_dist(args) -> int:
             masses.append({"lower": Fraction(max(b.value - a.value - a.error - b.error, 0.0)),
                            "upper": Fraction(b.value - a.value + a.error + b.error)})
     below = cdfs[0]
-    above = dist.sf(edges[-1], digits=digits, method=method)
-    beyond = dist.sf(lam, digits=digits, method=method) if lam is not None else None
+    above = sf(edges[-1], digits=digits, method=method)
+    beyond = sf(lam, digits=digits, method=method) if lam is not None else None
     seconds = time.perf_counter() - t0
     prog.close()
 
@@ -417,7 +422,7 @@ def _cmd_dist(args) -> int:
          "mass": {"lower": dec(m["lower"], "floor"), "upper": dec(m["upper"], "ceiling")}}
         for a, b, m in zip(edges, edges[1:], masses)],
         "mass_below_first_edge": ivd(below), "mass_above_last_edge": ivd(above),
-        "seconds": round(seconds, 4)})
+        "strategy": _strategy(dist), "seconds": round(seconds, 4)})
     if lam is not None:
         rec["lam"] = str(args.lam)
         rec["mass_beyond_lam"] = ivd(beyond)
@@ -430,7 +435,7 @@ def _cmd_dist(args) -> int:
         print(json.dumps(rec, indent=2))
     else:
         print(f"law of R ({direction}, N={N}, L={L}, q={args.q}), {len(masses)} bins, "
-              f"{'certified' if method == 'exact' else 'fast'}; {seconds:.2f} s")
+              f"{'certified, ' + _strategy(dist) if method == 'exact' else 'fast'}; {seconds:.2f} s")
         width = max(float(m["upper"]) for m in masses) or 1.0
         for a, m in zip(edges, masses):
             bar = "#" * int(round(40 * float(m["upper"]) / width))

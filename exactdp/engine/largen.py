@@ -16,8 +16,13 @@ orders of magnitude and the tail is driven by few users in the top categories.
 the light law's Fourier window are *heavy*; their counts are small
 (Poisson-like) and are enumerated exactly, from the top category down, by the
 chain rule of the multinomial (``T_l | T_{>l} ~ Bin(n_rem, pi_l / sum_{j<=l} pi_j)``,
-as in the kernel).  Nodes of mass below ``tol`` are not expanded; their mass is
-added to the width.  A node whose heavy sum alone decides the event is summed
+as in the kernel).  Nodes of mass below ``tol`` are not expanded.  ``S`` is
+stochastically increasing in each heavy count (one more user in category ``l``
+replaces a user of a lighter category: couple the two and ``S`` only grows), so
+the unexpanded children on each side of a node's expanded ones are bounded
+together by the Chernoff bound of the child next to them (``P[S > s | T_l = k']
+<= P[S > s | T_l = k]`` for ``k' <= k``); a side that bound does not decide adds
+its mass to the width.  A node whose heavy sum alone decides the event is summed
 at once (with its exact conditional mean for the excess).
 
 **The light rest** ``S_L`` (``n`` users over the light categories, plus the
@@ -76,6 +81,10 @@ __all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA"]
 OMEGA = 400.0
 #: expected count below which a category that matters is enumerated, not smoothed
 MIN_COUNT = 25.0
+#: the plans :func:`split_sums` tries, in order: a category with a Poisson-like count
+#: of mean >= 3 is smoothed first (few heavy nodes); when the light law's smoothness
+#: cannot then be proved, the count threshold goes back to :data:`MIN_COUNT`
+MIN_COUNTS = (3.0, MIN_COUNT)
 #: normal-tail multiple defining the smoothing half-width a = K_SMOOTH * sg
 K_SMOOTH = 14
 
@@ -195,22 +204,64 @@ class _Light:
                                         if p > 0)))
         return s
 
+    def _cumulants(self, t: float):
+        """``(K'(t), K''(t))`` of ``K = log E e^{tS}`` (float, numpy): the tilted mean and
+        variance of ``S``, summed over the factors."""
+        import numpy as np
+        if not hasattr(self, "_np"):
+            w = np.array(self.wf)
+            self._np = [(w[np.array(pr) > 0], np.array([x for x in pr if x > 0]), m)
+                        for pr, m in self.ff]
+        k1 = k2 = 0.0
+        for w, pr, m in self._np:
+            e = t * w
+            e = pr * np.exp(e - e.max())
+            z = e.sum()
+            mu = float((e * w).sum() / z)
+            k1 += m * mu
+            k2 += m * max(float((e * (w - mu) ** 2).sum() / z), 0.0)
+        return k1, k2
+
     def chernoff(self, s: float, above: bool):
         """Best-effort theta, then a rigorous arb bound ``(P, E excess)`` on the
-        far side of ``s``: ``P[S >= s]`` and ``E(S - s)+`` when ``above``."""
+        far side of ``s``: ``P[S >= s]`` and ``E(S - s)+`` when ``above``.
+
+        The exponent ``f(t) = K(+-t) -+ t s`` is convex; its minimiser (the saddle
+        point ``K'(+-t) = s``) is found by safeguarded Newton steps on ``f'`` (any
+        ``t > 0`` gives a valid bound: the search only makes it tight)."""
         sign = 1.0 if above else -1.0
-        f = lambda t: self._logmgf(sign * t) - sign * t * s  # noqa: E731
+
+        def df(t):
+            k1, k2 = self._cumulants(sign * t)
+            return sign * (k1 - s), k2
+
         lo, hi = 0.0, 1.0 / max(self.sdf, 1e-300)
         cap = 1e4 / max(self.sdf, 1e-300)     # far enough for any useful bound, no overflow
-        while f(hi) < f(hi / 2) and hi < cap:
-            hi *= 2
-        for _ in range(80):
-            m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
-            if f(m1) < f(m2):
-                hi = m2
+        d, _ = df(0.0)
+        if not d < 0:
+            return arb(1), None
+        while hi < cap:
+            d, _ = df(hi)
+            if d >= 0:
+                break
+            lo, hi = hi, 2 * hi
+        t = hi = min(hi, cap)
+        for _ in range(60):
+            d, k2 = df(t)
+            if d == 0:
+                break
+            if d < 0:
+                lo = t
             else:
-                lo = m1
-        t = (lo + hi) / 2
+                hi = t
+            tn = t - d / k2 if k2 > 0 else 0.5 * (lo + hi)
+            if not lo < tn < hi:
+                tn = 0.5 * (lo + hi)
+            if abs(tn - t) <= 1e-12 * t:
+                t = tn
+                break
+            t = tn
+        f = lambda t: self._logmgf(sign * t) - sign * t * s  # noqa: E731
         if not t > 0 or not math.isfinite(f(t)):
             return arb(1), None
         with ctx.workprec(self.prec):
@@ -253,20 +304,26 @@ class _Light:
         twopi = 2 * math.pi
         pf = self.ff[0][0]
 
+        import numpy as np
+        d_arr = np.array(deltas)
+        c_arr = np.array([2 * pf[i] * pf[j] for _, i, j in pairs])
+
         def bound(u1, u2):
-            # D <= 1 - |phi|^2 on [u1, u2] from the pairs whose phase does not wrap
+            # D <= 1 - |phi|^2 on [u1, u2] from the pairs whose phase does not wrap: on
+            # [x1, x2] inside one period, 1 - cos(2 pi x) is smallest at an end (numpy,
+            # the same float64 operations as term by term; the margin covers an ulp of cos)
             a = bisect.bisect_left(deltas, 1e-4 / u2)
             b = bisect.bisect_right(deltas, twopi / (u2 - u1))
-            D = 0.0
-            for d, i, j in pairs[a:b]:
-                x1, x2 = u1 * d / twopi * (1 - 1e-12), u2 * d / twopi * (1 + 1e-12)
-                k1 = math.floor(x1)
-                if k1 != math.floor(x2) or x1 - k1 < 1e-9:
-                    continue
-                m = min(1 - math.cos(twopi * x1), 1 - math.cos(twopi * x2)) - 1e-14 * (1 + twopi * x2)
-                if m > 0:
-                    D += 2 * pf[i] * pf[j] * m
-            D *= 1 - 1e-9
+            if b <= a:
+                return math.exp(-sg * sg * u1 * u1 / 2) * (1 + 1e-12)
+            d = d_arr[a:b]
+            x1 = u1 * d / twopi * (1 - 1e-12)
+            x2 = u2 * d / twopi * (1 + 1e-12)
+            k1 = np.floor(x1)
+            m = (np.minimum(1 - np.cos(twopi * x1), 1 - np.cos(twopi * x2))
+                 - 1e-14 * (1 + twopi * x2))
+            ok = (k1 == np.floor(x2)) & (x1 - k1 >= 1e-9) & (m > 0)
+            D = float((c_arr[a:b] * np.where(ok, m, 0.0)).sum()) * (1 - 1e-9)
             return math.exp(-n_min * D / 2 - sg * sg * u1 * u1 / 2) * (1 + 1e-12)
 
         u = U1
@@ -418,7 +475,7 @@ def _fourier_mix(law0: "_Light", nodes, shift: arb, sg: float, U1: float, eps: f
 
 
 # --------------------------------------------------------------------------- driver
-def _pmf_window(n: int, th: arb, thf: float, tol: float):
+def _pmf_window(n: int, th: arb, thf: float, tol: float, split: bool = False):
     """Values ``k`` of ``Bin(n, th)`` with pmf (arb), plus a bound on the mass
     outside ``[ka, kb]`` (geometric bounds from the monotone pmf ratio)."""
     mode = min(n, int((n + 1) * thf))
@@ -454,6 +511,8 @@ def _pmf_window(n: int, th: arb, thf: float, tol: float):
     if ka > 0:
         ratio = float((ka / (arb(n - ka + 1) * r)).upper())
         lo_tail = float(p.upper()) * ratio / (1 - ratio)
+    if split:
+        return sorted(out.items()), lo_tail * (1 + 1e-9), up_tail * (1 + 1e-9)
     return sorted(out.items()), (up_tail + lo_tail) * (1 + 1e-9)
 
 
@@ -478,24 +537,40 @@ class _Acc:
 
 def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: bool = False,
                tol: float = 1e-20, resolution: float | None = None, prec: int = 160,
-               omega: float = OMEGA, max_nodes: int = 200_000, progress=None) -> SplitSums:
+               omega: float = OMEGA, max_nodes: int = 200_000, progress=None,
+               min_count: float | None = None) -> SplitSums:
     """Certified ``P[S > s]``, ``P[S < s]`` (and ``E(S - s)+``, ``E(s - S)+``).
 
     ``S = sum_i w(Y_i)`` over ``N`` users of the null law, or (``outlier``) over
     ``N - 1`` null users and the changed user of ``D_m`` (the forward law).
     ``s`` is a Fraction or an arb ball (e.g. ``e^eps``).  ``tol`` bounds the
     heavy mass left unexpanded per node and the quadrature error;
-    ``resolution`` the smoothing half-width ``a`` (default ``tol``-driven).
+    ``resolution`` the smoothing half-width ``a`` (default ``tol``-driven);
+    ``min_count`` the plan's count threshold (:func:`split_plan`; default: the
+    values of :data:`MIN_COUNTS` in turn, the next when the first plan's light law
+    cannot be proved smooth enough).
 
     >>> r = split_sums(Mechanism(40, "0.351"), 10**7, Fraction(15, 2), outlier=True, tol=1e-8)
     >>> r.p_above.lower > 0, r.p_above.relative_width() < 1e-3
     (True, True)
     """
+    err = None
+    for mc in ((min_count,) if min_count is not None else MIN_COUNTS):
+        try:
+            return _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega,
+                               max_nodes, progress, mc)
+        except PrecisionError as e:     # the light law's smoothness not provable: more heavy
+            err = e
+    raise err
+
+
+def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_nodes, progress,
+                min_count):
     if outlier and excess:
         raise ValueError("excess sums are defined under the null law (outlier=False)")
     t0 = time.time()
     L = mech.L
-    plan = split_plan(mech, N, omega)
+    plan = split_plan(mech, N, omega, min_count)
     with ctx.workprec(prec):
         s_arb = s if isinstance(s, arb) else _arb(Fraction(s))
         pi0 = [_arb(x) for x in mech.pi0]
@@ -638,6 +713,30 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
 
         light_set = set(light)
 
+        def dropped_side(level_idx, l, n_rem, H, k, M, light_outlier, above):
+            """The children ``T_l = k' <= k`` (``above``: ``>= k``) of a node, mass ``M``,
+            not expanded.  ``S`` is stochastically increasing in ``T_l`` (a user moved
+            into category ``l`` has the largest weight still free), so
+            ``P[S > s | T_l = k'] <= P[S > s | T_l = k]`` for ``k' <= k`` (``>=`` for
+            ``k' >= k``): one Chernoff bound of the child ``k`` bounds the whole side;
+            when it does not decide, the side's mass is dropped (width)."""
+            nonlocal dropped
+            Hk = H + k * w[l]
+            if above and Hk > s_arb:
+                acc_a.add(M, arb(1), arb(1))        # every such completion lies above s
+                return
+            r = None
+            if not (Hk > s_arb):
+                r = rest_chernoff(l - 1, n_rem - k, light_outlier, s_arb - Hk, M)
+            if r is not None and not above and float(r[1].upper()) < 1:
+                acc_a.add(M, arb(0), r[1])
+                acc_b.add(M, 1 - r[1], arb(1))
+            elif r is not None and above and float(r[0].lower()) > 0:
+                acc_a.add(M, r[0], arb(1))
+                acc_b.add(M, arb(0), 1 - r[0])
+            else:
+                dropped += M
+
         def walk(level_idx, n_rem, H, P, light_outlier):
             """Enumerate heavy counts from heavy[level_idx] down."""
             nonlocal dropped, dropped_ex
@@ -680,9 +779,27 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
             l = heavy[level_idx]
             tot_le, _ = cum[l]
             th = pi0[l] / tot_le
-            vals, tail = _pmf_window(n_rem, th, float(th), tol * 1e-3)
-            dropped += P * arb(tail)
-            if excess:
+            if not excess:
+                vals, tail_lo, tail_hi = _pmf_window(n_rem, th, float(th), tol * 1e-3, split=True)
+                keep = [k for k, pk in vals if float((P * pk).upper()) >= tol]
+                if keep:
+                    # the children below (above) the expanded ones: one bound per side
+                    k1, k2 = keep[0], keep[-1]
+                    low = P * (arb(tail_lo) + sum((pk for k, pk in vals if k < k1), arb(0)))
+                    high = P * (arb(tail_hi) + sum((pk for k, pk in vals if k > k2), arb(0)))
+                    if k1 > 0:
+                        dropped_side(level_idx, l, n_rem, H, k1 - 1, low, light_outlier, False)
+                    if k2 < n_rem:
+                        dropped_side(level_idx, l, n_rem, H, k2 + 1, high, light_outlier, True)
+                    for k, pk in vals:
+                        if k1 <= k <= k2:
+                            walk(level_idx + 1, n_rem - k, H + k * w[l], P * pk, light_outlier)
+                    return
+                dropped += P * arb(tail_lo + tail_hi)
+                vals = [(k, pk) for k, pk in vals]
+            else:
+                vals, tail = _pmf_window(n_rem, th, float(th), tol * 1e-3)
+                dropped += P * arb(tail)
                 dropped_ex += P * arb(tail) * (H + n_rem * w[l])
             for k, pk in vals:
                 Pk = P * pk

@@ -200,8 +200,8 @@ class PrivacyRatio:
     def choose_method(self, *, fast: bool = False) -> str:
         """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
         conditioning kernel) while its predicted node count is within
-        :data:`exactdp.engine.capacity.MAX_NODES` (1000 times more for ``fast``, the float
-        tree), else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
+        :data:`exactdp.engine.capacity.MAX_NODES` (``fast``: the float tree, a tenth of
+        it), else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
 
         >>> from_randomized_response(1000, 5, "0.2446").choose_method()
         'tree'
@@ -214,9 +214,11 @@ class PrivacyRatio:
             from ..reductions.methods import supported
             return self.cache.last_method or (supported(self.pair) or ("none",))[0]
         from ..engine.capacity import MAX_NODES, estimate_nodes
-        # the float tree (``fast``) is ~30x cheaper per node: it keeps the tree 1000x longer
-        limit = MAX_NODES * (1000 if fast else 1)
-        return "tree" if estimate_nodes(self.mechanism, self.N) <= limit else "fourier"
+        # the float tree (``fast``) is cheaper per node but pays for its binomial rows at
+        # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper
+        limit = MAX_NODES / 10 if fast else MAX_NODES
+        return "tree" if estimate_nodes(self.mechanism, self.N, cap=2 * limit) <= limit \
+            else "fourier"
 
     def _split(self, s_kind, x, eps, digits, excess=False):
         """Certified query by the heavy/light Fourier strategy (:mod:`exactdp.engine.largen`).
@@ -246,10 +248,10 @@ class PrivacyRatio:
         key = ("split", s_kind, x, eps, digits, excess)
         if key not in self.cache:
             # a few digits (the inverse queries' certification asks up to 7): start at
-            # 10^-(digits+4) and refine up to four times; more digits: start at 1e-8 and stop
+            # 10^-(digits+3) and refine up to four times; more digits: start at 1e-8 and stop
             # as soon as the narrowing shows they are out of reach
             few = digits <= 7
-            tol = max(10.0**(-digits - 4), 1e-30) if few else 1e-8
+            tol = max(10.0**(-digits - 3), 1e-30) if few else 1e-8
             iv = prev = None
             attempts = 0
             for attempts in range(1, 5):
@@ -375,7 +377,14 @@ class PrivacyRatio:
 
     def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds,
                fallback=None):
-        if method == "fast" and self.choose_method(fast=True) == "fourier":
+        refused = None
+        if method == "fast" and self.choose_method(fast=True) == "tree":
+            try:
+                return self._query(x, eps, digits, "fast-tree", quantity, kind, progress,
+                                   max_seconds)
+            except CapacityError as e:
+                refused = e     # the float tree refused a level: the coarse Fourier enclosure
+        if method == "fast":
             try:
                 try:
                     iv = self._split("p_above" if (kind == "sf") == (self.direction == "forward")
@@ -385,8 +394,10 @@ class PrivacyRatio:
                 return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
                                 "fast estimate (coarse Fourier enclosure)")
             except PrecisionError:
-                pass        # the light law is too atomic to smooth: the float tree instead
-        if method == "fast":
+                if refused is not None:
+                    raise refused from None
+                # the light law is too atomic to smooth: the float tree instead
+        if method in ("fast", "fast-tree"):
             thr = self._threshold(x, eps, 128)
             tol = FAST_TOL
             f = self._fast(thr, tol)
@@ -431,10 +442,11 @@ class PrivacyRatio:
         lam_iv = lam_interval(lam, eps)
         scale = self.mechanism.scale
 
-        if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
+        def as_delta(iv):
             # forward: E_D[(S - lam)+]; reverse: lam E_D[(1/lam - S)+]
-            def as_delta(iv):
-                return iv.clip(0, 1) if fwd else _mul_pos(iv, lam_interval(lam, eps)).clip(0, 1)
+            return iv.clip(0, 1) if fwd else _mul_pos(iv, lam_interval(lam, eps)).clip(0, 1)
+
+        if method == "fourier" or (method == "exact" and self.choose_method() == "fourier"):
             try:
                 return as_delta(self._split("ex_above" if fwd else "ex_below", lam, eps, digits,
                                             excess=True))
@@ -454,6 +466,17 @@ class PrivacyRatio:
             tau_iv = arb_to_interval(ts.tau.ball)
             return _div_pos(ts.excess_below(), tau_iv).clip(0, 1)
 
+        if method == "fast" and self.choose_method(fast=True) == "fourier":
+            try:
+                try:
+                    iv = as_delta(self._split("ex_above" if fwd else "ex_below", lam, eps, 3,
+                                              excess=True))
+                except DigitsNotMetError as e:
+                    iv = as_delta(e.reached)
+                return Estimate(float(iv.mid), float(iv.width / 2) * (1 + 1e-12),
+                                "fast estimate (coarse Fourier enclosure)")
+            except PrecisionError:
+                pass        # the light law is too atomic to smooth: the float tree instead
         if method == "fast":
             thr = self._threshold(lam, eps, 128)
             f = self._fast(thr, FAST_TOL)
