@@ -98,7 +98,7 @@ def _dec(x: Fraction, digits: int) -> str:
     return fraction_to_decimal_str(Fraction(x), digits, "nearest")
 
 
-def _quantity(N, L, q, direction, kind, lam, eps, *, method, digits=10, max_seconds=None,
+def _quantity(N, L, q, direction, kind, lam, *, eps, method, digits=10, max_seconds=None,
               fourier=False):
     """eta or delta at q: ``fast`` (an estimate) or certified (an enclosure, possibly wider
     than ``digits`` asks).  ``fourier``: beyond the tree's capacity, straight to the Fourier
@@ -173,9 +173,9 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     lam_f = float(lam) if lam is not None else math.exp(float(eps))
 
     if method != "exact":
-        q_iv, note = _heuristic_q(N, L, lam, eps, lam_f, target, method)
+        q_iv, note = _heuristic_q(N, L, lam, eps, lam_f, target, method=method)
         q_used = _round_up(q_iv.upper, 12)
-        val = _quantity(N, L, q_used, direction, kind, lam, eps, method="exact", digits=vdig,
+        val = _quantity(N, L, q_used, direction, kind, lam, eps=eps, method="exact", digits=vdig,
                         max_seconds=max_seconds)
         meets = True if val.upper <= target else (False if val.lower > target else None)
         return Calibration(N, L, lam, eps, kind, target, direction, method, q_iv, q_used, val,
@@ -187,7 +187,7 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
     def value(qq, method, digits=10):
         key = (Fraction(qq), method, digits)
         if key not in memo:
-            memo[key] = _quantity(N, L, qq, direction, kind, lam, eps, method=method,
+            memo[key] = _quantity(N, L, qq, direction, kind, lam, eps=eps, method=method,
                                   digits=digits, max_seconds=max_seconds, fourier=fourier)
         return memo[key]
 
@@ -317,7 +317,7 @@ def _round_up(x: Fraction, digits: int) -> Fraction:
     return Fraction(-((-x.numerator * s) // x.denominator), s)
 
 
-def _heuristic_q(N, L, lam, eps, lam_f, target, method):
+def _heuristic_q(N, L, lam, eps, lam_f, target, *, method):
     from . import heuristics as H
     lam_h = H.lam_of(lam) if lam is not None else (H.Lam(eps=eps) if eps else H.Lam(exact=Fraction(1)))
     if method == "local":

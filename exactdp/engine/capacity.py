@@ -113,7 +113,7 @@ def _window(m: int, th: float, logc: float):
 
 
 @lru_cache(maxsize=256)
-def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, seed: int,
+def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
            frontier_max: int = 0, per_node: int = 0, big: float = 0.0) -> float:
     mech = Mechanism(L, q)
     c = [float(x) for x in mech.c]
@@ -206,10 +206,10 @@ def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None 
     # a coarse pass first (256-node frontier, 4 walks each): a tree far beyond the cap
     # is known at a fraction of the cost
     cap = float(cap)
-    coarse = _knuth(mech.L, mech.q, int(N), float(tol), float(s), 64, 0, 256, 4, cap)
+    coarse = _knuth(mech.L, mech.q, int(N), float(tol), float(s), 64, seed=0, frontier_max=256, per_node=4, big=cap)
     if coarse > 5 * cap:
         return coarse
-    return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), 0, 0, 0, cap)
+    return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), seed=0, frontier_max=0, per_node=0, big=cap)
 
 
 def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float = 1e-30) -> float:

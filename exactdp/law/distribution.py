@@ -123,7 +123,7 @@ class PrivacyRatio:
         n = max(self.N, 2)
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
-    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, what="query",
+    def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, *, what="query",
                fallback=None):
         """Run the certified kernel with tolerance/precision refined until the
         relative width of ``quantity(tailsums)`` is at most 10^-digits, or raise
@@ -291,14 +291,14 @@ class PrivacyRatio:
     def sf(self, x=None, *, eps=None, inclusive: bool = False, digits: int = 20,
            method: str = "exact", progress=None, max_seconds=None):
         """``P[R > x]`` (``inclusive``: ``P[R >= x]``), summed directly."""
-        return self._side(x, eps, True, inclusive, digits, method, progress, max_seconds)
+        return self._side(x, eps, True, inclusive, digits, method, progress=progress, max_seconds=max_seconds)
 
     def cdf(self, x=None, *, eps=None, inclusive: bool = True, digits: int = 20,
             method: str = "exact", progress=None, max_seconds=None):
         """``P[R <= x]`` (``inclusive=False``: ``P[R < x]``), summed directly."""
-        return self._side(x, eps, False, inclusive, digits, method, progress, max_seconds)
+        return self._side(x, eps, False, inclusive, digits, method, progress=progress, max_seconds=max_seconds)
 
-    def _side(self, x, eps, r_above, inclusive, digits, method, progress, max_seconds):
+    def _side(self, x, eps, r_above, inclusive, digits, method, *, progress, max_seconds):
         """Mass of R above (or below) x.  Forward: R = Z/norm, so the mass is
         ``E_D[Z; Z on that side]/norm`` (change of measure); reverse: R = norm/Z,
         so R above x means Z below the threshold."""
@@ -344,7 +344,7 @@ class PrivacyRatio:
             return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
 
         return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
-                           progress, max_seconds, fallback)
+                           progress=progress, max_seconds=max_seconds, fallback=fallback)
 
     def _pair_side(self, x, eps, r_above, inclusive, digits, method):
         """sf/cdf of a general pair through :mod:`exactdp.reductions.methods` (``x >= 1``; any
@@ -375,13 +375,13 @@ class PrivacyRatio:
             self.cache["law"] = law_of_R(self.pair, self.q)
         return self.cache["law"]
 
-    def _query(self, x, eps, digits, method, quantity, kind, progress, max_seconds,
+    def _query(self, x, eps, digits, method, quantity, kind, *, progress, max_seconds,
                fallback=None):
         refused = None
         if method == "fast" and self.choose_method(fast=True) == "tree":
             try:
-                return self._query(x, eps, digits, "fast-tree", quantity, kind, progress,
-                                   max_seconds)
+                return self._query(x, eps, digits, "fast-tree", quantity, kind, progress=progress,
+                                   max_seconds=max_seconds)
             except CapacityError as e:
                 refused = e     # the float tree refused a level: the coarse Fourier enclosure
         if method == "fast":

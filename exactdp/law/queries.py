@@ -43,7 +43,7 @@ def rational_near(x: float, rel: float) -> Fraction:
 
 
 def crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: int,
-              decreasing: bool = True, log_scale: bool = True, smooth: bool = False,
+              *, decreasing: bool = True, log_scale: bool = True, smooth: bool = False,
               relative_to_log: bool = False, coarse: bool = False):
     """Certified bracket ``(a, b)`` of rationals around the crossing of a
     monotone g with ``target``:
@@ -98,7 +98,7 @@ def crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: in
         digits += max(0, math.ceil(-math.log10(math.log(x0)))) + 1
     rel = 10.0**(-digits)
     if smooth and tgt > 0:
-        x0 = _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits)
+        x0 = _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits=digits)
     # 2. certified expansion around x0 until the target is bracketed
     h = rel / 4
     xa = xb = None
@@ -164,7 +164,7 @@ def crossing(g_exact, g_fast, lo: float, hi: float, target: Fraction, digits: in
     raise PrecisionError("could not shrink the bracket; try fewer digits")
 
 
-def _log_secant(g_exact, g_fast, x0, lo, hi, tgt, digits):
+def _log_secant(g_exact, g_fast, x0, lo, hi, tgt, *, digits):
     """Refine the crossing of a smooth positive g in log-log coordinates,
     using certified midpoints (each step: one certified evaluation)."""
     def lg(v):
