@@ -187,7 +187,7 @@ class _Threshold:
         t = math.log(max(x0, 1e-300))
         lthr = float(thr.log())
         with ctx.workprec(80):
-            for _ in range(200):
+            for _ in range(40):
                 x = arb(math.exp(t))
                 v = f(x)
                 if not v > 0:
@@ -197,7 +197,7 @@ class _Threshold:
                     step = -(float(v.log()) - lthr) / slope
                 step = max(-2.0, min(2.0, step))
                 t += step
-                if abs(step) < 1e-15:
+                if abs(step) < 1e-13:
                     break
         return math.exp(t)
 
@@ -461,7 +461,9 @@ class _Run:
     def tail(self, n, m, law, s: arb, P, side):
         z = (float(s) - law.meanf) / law.sdf
         pm = _hi(P)
-        if abs(z) > 3:
+        # a Chernoff bound ~ e^(-z^2/2) can decide only beyond this many deviations
+        z_need = math.sqrt(2 * max(math.log(pm * 100 / self.tol), 0.0)) - 1.0
+        if abs(z) > max(3.0, z_need):
             above = z > 3
             sf = float(s)
             B, _ = law.chernoff(sf * (1 - 1e-15) if above else sf * (1 + 1e-15), above)

@@ -52,6 +52,8 @@ METHODS = ("exact", "kernel", "kcopies", "kfourier", "twotype", "minority", "lat
 
 #: From this many outputs ``kN`` on, ``auto`` tries the large-N k-copies strategy before the tree.
 KFOURIER_FIRST = 10_000
+#: Heavy-node tolerances the large-N k-copies strategy tries in turn (each about 3-5x slower).
+KFOURIER_TOLS = (1e-7, 3e-9, 1e-10)
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -128,11 +130,18 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: 
     if name == "kfourier":
         from ..core.errors import PrecisionError
         from .kfourier import kfourier_eta
-        try:
-            return kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive,
-                                tol=max(10.0 ** -(digits + 2), 1e-11))
-        except PrecisionError as e:          # out of this strategy's reach: auto goes on
-            raise CapacityError(str(e)) from None
+        # heavy-node tolerance refined until 10^-digits relative (or 1e-9 absolute) width
+        iv = None
+        for t in KFOURIER_TOLS:
+            try:
+                iv = kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=t)
+            except PrecisionError as e:      # out of this strategy's reach: auto goes on
+                if iv is not None:
+                    break
+                raise CapacityError(str(e)) from None
+            if iv.width <= Fraction(1, 10 ** digits) * iv.upper or iv.width <= Fraction(1, 10 ** 9):
+                break
+        return iv
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
