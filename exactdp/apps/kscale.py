@@ -220,7 +220,7 @@ def kscale_claims(rows=None) -> list[dict]:
                 "params": base, "claimed": "q(k) decreasing", "computed": ev, "verdict": v, "reason": why})
     big = {k: b for k, b in by.items() if k >= 64}
     v, why = "open", (f"computed k = {sorted(by)}; the leveling concerns k up to 200, not computed "
-                      "(the strategy's cost at k >= 32 exceeds the session's budget)")
+                      "(not computed: at k = 16 one eta took more than 10 minutes on the shared machine)")
     out.append({"id": "000-s6.1-leveling", "source": P000, "location": "§6.1",
                 "quantity": "least q with eta <= 1% for large k", "statement": "'asymptotic leveling at low bound'",
                 "params": base, "claimed": "q(k) levels off", "computed": ev, "verdict": v if not big else "open",
