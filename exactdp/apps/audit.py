@@ -472,6 +472,8 @@ def run(*, digits: int = 12, progress: bool = False) -> dict:
         claims += conjecture_claims()
         bar("conjectures")
         claims += deployment_claims(progress=bar)
+        from .kscale import kscale_claims       # 000 §6.1 from the stored certified rows
+        claims += kscale_claims()
     finally:
         bar.close()
     summary = {}

@@ -10,7 +10,9 @@ of the two (``worst``), built by :func:`exactdp.reductions.pairs.canonical_pair`
   Fourier strategy, any size);
 * ``k > 1``: the strategies of :mod:`exactdp.reductions.methods` -- the exact enumeration
   of the pair's law where it fits, else (eta) the k-copies search
-  (:func:`exactdp.reductions.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes; delta
+  (:func:`exactdp.reductions.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes, and
+  from ``kN >= 10^4`` outputs first the large-N k-copies strategy
+  (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta
   has no k-copies engine, so beyond the enumeration it is refused.
 
 Beyond the engines' capacity the answer is a one-line

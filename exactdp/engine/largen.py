@@ -75,7 +75,7 @@ from ..core.errors import CapacityError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 
-__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA"]
+__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window"]
 
 #: radians a light category's phase may turn over the light Fourier window
 OMEGA = 400.0
@@ -837,3 +837,12 @@ def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_n
             eb = Interval(eb.lower, eb.upper + Fraction(dmass) * Fraction(_hi(s_arb)))
     return SplitSums(pa, pb, ea, eb, tuple(heavy), stats["nodes"], stats["integrals"],
                      time.time() - t0, dmass)
+
+
+# --------------------------------------------------------------------------- shared pieces
+#: The light law (independent users over the light categories: moments, Chernoff bounds,
+#: proved decay of the characteristic function, single Gil-Pelaez integrals), public for
+#: the k-copies strategy :mod:`exactdp.reductions.kfourier`, which reuses it unchanged.
+LightLaw = _Light
+#: ``pmf_window(n, theta, float(theta), tol)``: the binomial pmf window with its tail bound.
+pmf_window = _pmf_window

@@ -16,6 +16,7 @@ lattice    homogeneous base (eta): dominance bracket       :func:`exactdp.reduct
 chernoff   homogeneous base or one minority (eta):         :func:`~exactdp.reductions.pairs.hom_eta`,
            ``[0, bound]``                                 :func:`~exactdp.reductions.minority.minority_eta`
 kcopies    one homogeneous collection, ``k >= 1`` (eta)     :func:`exactdp.reductions.kcopies.kcopies_eta`
+kfourier   the same pairs at large ``kN`` (eta)           :func:`exactdp.reductions.kfourier.kfourier_eta`
 twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
 minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
 ========== ============================================== ==================================
@@ -57,7 +58,12 @@ from .minority import one_minority
 __all__ = ["METHODS", "Options", "supported", "eta", "delta"]
 
 #: Every method name, in the order ``"auto"`` tries them.
-METHODS = ("exact", "kernel", "kcopies", "twotype", "minority", "lattice", "chernoff")
+METHODS = ("exact", "kernel", "kcopies", "kfourier", "twotype", "minority", "lattice", "chernoff")
+
+#: From this many outputs ``kN`` on, ``auto`` tries the large-N k-copies strategy before the tree.
+KFOURIER_FIRST = 10_000
+#: Heavy-node tolerances the large-N k-copies strategy tries in turn (each about 3-5x slower).
+KFOURIER_TOLS = (1e-7, 3e-9, 1e-10)
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -84,7 +90,13 @@ def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
         if homogeneous:
             out += ["lattice", "chernoff"]
         if kcopies(P) is not None:
+            from .kfourier import MIN_OUTPUTS
+            big = P.k * P.N >= MIN_OUTPUTS
+            if big and P.k * P.N >= KFOURIER_FIRST:
+                out.append("kfourier")
             out.append("kcopies")
+            if big and P.k * P.N < KFOURIER_FIRST:
+                out.append("kfourier")
         if P.k == 1 and distance_one(P) is not None and P.N <= TWOTYPE_MAX_N:
             out.append("twotype")
         if one_minority(P) is not None:
@@ -150,6 +162,21 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         from .kcopies import kcopies_eta
         return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
                            max_nodes=max_nodes)
+    if name == "kfourier":
+        from ..core.errors import PrecisionError
+        from .kfourier import kfourier_eta
+        # heavy-node tolerance refined until 10^-digits relative (or 1e-9 absolute) width
+        iv = None
+        for t in KFOURIER_TOLS:
+            try:
+                iv = kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=t)
+            except PrecisionError as e:      # out of this strategy's reach: auto goes on
+                if iv is not None:
+                    break
+                raise CapacityError(str(e)) from None
+            if iv.width <= Fraction(1, 10 ** digits) * iv.upper or iv.width <= Fraction(1, 10 ** 9):
+                break
+        return iv
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)

@@ -1,0 +1,141 @@
+"""The large-N k-copies strategy (exactdp.reductions.kfourier): its inequalities, the tree,
+the exact law, a seeded Monte Carlo, and its place under method="auto"."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from fractions import Fraction
+from math import comb, factorial
+
+import numpy as np
+import pytest
+
+from exactdp.core.errors import CapacityError, ParameterError
+from exactdp.model.mechanism import Mechanism
+from exactdp.reductions import methods
+from exactdp.reductions.kcopies import kcopies_eta
+from exactdp.reductions.kfourier import kfourier_details, kfourier_eta
+from exactdp.reductions.pairs import Pair, canonical_pair, reverse_canonical_pair
+
+
+def _esym(ys, m):
+    e = [Fraction(1)] + [Fraction(0)] * m
+    for y in ys:
+        for j in range(m, 0, -1):
+            e[j] += e[j - 1] * y
+    return e[m]
+
+
+def test_bonferroni_brackets():
+    """The bracket of the module doc, exhaustively on small vectors of small rationals:
+    x^m - C(m,2) p2 x^(m-2) <= m! e_m <= ... + 3C(m,4) p2^2 x^(m-4) + 3C(m,3) w_max p2 x^(m-3)."""
+    vals = [Fraction(1, 3), Fraction(1), Fraction(2), Fraction(7, 2)]
+    checked = 0
+    for n in range(1, 6):
+        for ys in itertools.product(vals, repeat=n):
+            x = sum(ys)
+            p2 = sum(y * y for y in ys)
+            wmax = max(ys)
+            for m in range(2, 7):
+                e = factorial(m) * _esym(ys, m)
+                lo = x ** m - comb(m, 2) * p2 * x ** (m - 2)
+                hi = (lo + 3 * comb(m, 4) * p2 ** 2 * x ** max(m - 4, 0)
+                      + 3 * comb(m, 3) * wmax * p2 * x ** max(m - 3, 0))
+                assert lo <= e <= hi, (ys, m)
+                checked += 1
+    assert checked > 6000
+
+
+def test_bracket_is_not_trivial():
+    # the lower bracket is tight to second order: it fails if the p2 term is dropped
+    ys = [Fraction(1)] * 3
+    assert factorial(3) * _esym(ys, 3) < sum(ys) ** 3
+
+
+@pytest.mark.parametrize("fac", [canonical_pair, reverse_canonical_pair])
+def test_overlaps_the_tree(fac):
+    """Where both run (L = 5, N = 5000, k = 2) the enclosures overlap."""
+    P = fac(5000, 5, 2)
+    a = kfourier_eta(P, "1/5", Fraction(11, 10), tol=1e-6)
+    b = kcopies_eta(P, "1/5", Fraction(11, 10), tol=1e-5)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert float(a.width) < 0.02
+
+
+def test_k1_agrees_with_the_fourier_strategy():
+    """k = 1: the statistic is 000's R = S; the enclosure overlaps the large-N Fourier
+    strategy's P[S > lam] (forward: N - 1 null users and the changed one)."""
+    from exactdp.engine.largen import split_sums
+    P = canonical_pair(10**5, 10, 1)
+    a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-7)
+    b = split_sums(Mechanism(10, "3/10"), 10**5, Fraction(6, 5), outlier=True, tol=1e-8).p_above
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert float(a.width) < 1e-3 and float(b.lower) > 1e-3
+
+
+def _simulate_R(N, L, k, q, forward, n, seed):
+    """Seeded Monte Carlo of R = kappa e_k(w) (floats; level counts multinomial)."""
+    rng = np.random.default_rng(seed)
+    mech = Mechanism(L, q)
+    pi0 = np.array([float(x) for x in mech.pi0])
+    pi1 = np.array([float(x) for x in mech.pi1])
+    M = k * N
+    w = np.array([float(c) for c in mech.c]) / M
+    kappa = math.exp(k * math.log(M) - (math.lgamma(M + 1) - math.lgamma(k + 1) - math.lgamma(M - k + 1)))
+    out = np.empty(n)
+    for s in range(n):
+        if forward:
+            cnt = rng.multinomial(k * (N - 1), pi0) + rng.multinomial(k, pi1 / pi1.sum())
+        else:
+            cnt = rng.multinomial(k * N, pi0)
+        poly = np.zeros(k + 1)
+        poly[0] = 1.0
+        for l in range(L + 1):
+            c = int(cnt[l])
+            if c == 0:
+                continue
+            j = np.arange(min(c, k) + 1)
+            lg = np.array([math.lgamma(c + 1) - math.lgamma(i + 1) - math.lgamma(c - i + 1) for i in j])
+            b = np.exp(lg + j * math.log(w[l]))
+            poly = np.convolve(poly, b)[:k + 1]
+            if len(poly) < k + 1:
+                poly = np.pad(poly, (0, k + 1 - len(poly)))
+        out[s] = kappa * poly[k]
+    return out
+
+
+@pytest.mark.parametrize("fwd", [True, False])
+def test_monte_carlo_agrees(fwd):
+    """A seeded Monte Carlo of R (2 * 10^5 users, L = 12, k = 2) falls within 5
+    standard errors of the enclosure."""
+    N, L, k, q, lam = 200_000, 12, 2, Fraction(3, 10), Fraction(6, 5)
+    P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
+    iv = kfourier_eta(P, q, lam, tol=1e-5)
+    R = _simulate_R(N, L, k, q, fwd, 3000, seed=20261125 + fwd)
+    hit = np.mean(R > float(lam)) if fwd else np.mean(R < 1 / float(lam))
+    se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
+    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
+    assert float(iv.width) < 0.01
+
+
+def test_auto_prefers_it_at_scale():
+    P = canonical_pair(10**7, 40, 4)
+    assert methods.supported(P)[0] == "kfourier"
+    assert methods.supported(canonical_pair(100, 5, 2)) == ("kcopies",)
+
+
+def test_bad_input():
+    with pytest.raises(ParameterError):
+        kfourier_eta(Pair.from_mapping({"00": 3, "01": 1}, {"00": 3, "11": 1}), "1/4", 2)
+    with pytest.raises(CapacityError):
+        kfourier_eta(canonical_pair(100, 5, 2), "1/4", 2)
+    with pytest.raises(ParameterError):
+        kfourier_eta(canonical_pair(10**5, 5, 2), "1/4", 2, tol=2.0)
+
+
+def test_details_bookkeeping():
+    r = kfourier_details(reverse_canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5), tol=1e-6)
+    assert r.heavy and r.heavy[0] == 12 and r.nodes > 0 and r.dropped < 1e-3
+    assert r.eta.lower > 0
