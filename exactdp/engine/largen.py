@@ -398,7 +398,7 @@ class _Light:
 
 
 def _fourier_mix(law0: "_Light", nodes, shift: arb, sg: float, U1: float, eps: float,
-                 T1: float, T2: float, W: arb, prec: int):
+                 *, T1: float, T2: float, W: arb, prec: int):
     """Certified ``(sum P P[V_n > x], sum P E|V_n - x|)`` over nodes ``(n, s, P, law_n)``,
     ``x = s + shift``, ``V_n = S_L(n) + N(0, sg^2)``: one Gil-Pelaez integral of the
     mixed characteristic function ``sum P e^{-iux} phi_n(u)`` (the formulas of the
@@ -557,14 +557,14 @@ def split_sums(mech: Mechanism, N: int, s, *, outlier: bool = False, excess: boo
     err = None
     for mc in ((min_count,) if min_count is not None else MIN_COUNTS):
         try:
-            return _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega,
-                               max_nodes, progress, mc)
+            return _split_sums(mech, N, s, outlier, excess, tol, resolution=resolution, prec=prec, omega=omega,
+                               max_nodes=max_nodes, progress=progress, min_count=mc)
         except PrecisionError as e:     # the light law's smoothness not provable: more heavy
             err = e
     raise err
 
 
-def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_nodes, progress,
+def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, max_nodes, progress,
                 min_count):
     if outlier and excess:
         raise ValueError("excess sums are defined under the null law (outlier=False)")
@@ -652,8 +652,8 @@ def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_n
             # quadrature tolerance: each node's share of the budget, as for a single node
             Wf = float(W.upper())
             eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
-            SPp, SAp = _fourier_mix(law0, nodes, -aa, sg, U1, eps_c, T1, T2, W, prec)
-            SPm, SAm = _fourier_mix(law0, nodes, aa, sg, U1, eps_c, T1, T2, W, prec)
+            SPp, SAp = _fourier_mix(law0, nodes, -aa, sg, U1, eps_c, T1=T1, T2=T2, W=W, prec=prec)
+            SPm, SAm = _fourier_mix(law0, nodes, aa, sg, U1, eps_c, T1=T1, T2=T2, W=W, prec=prec)
             dm = sum((P * (law.mean - sl) for _, sl, P, law in nodes), arb(0))  # sum P (mean - s)
             # sum P P[S_L > s]: [sum P P_V(s + a) - W Q, sum P P_V(s - a) + W Q]
             pa_lo, pa_hi = SPm - W * gtail, SPp + W * gtail
@@ -713,7 +713,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_n
 
         light_set = set(light)
 
-        def dropped_side(level_idx, l, n_rem, H, k, M, light_outlier, above):
+        def dropped_side(level_idx, l, n_rem, H, k, M, *, light_outlier, above):
             """The children ``T_l = k' <= k`` (``above``: ``>= k``) of a node, mass ``M``,
             not expanded.  ``S`` is stochastically increasing in ``T_l`` (a user moved
             into category ``l`` has the largest weight still free), so
@@ -788,9 +788,9 @@ def _split_sums(mech, N, s, outlier, excess, tol, resolution, prec, omega, max_n
                     low = P * (arb(tail_lo) + sum((pk for k, pk in vals if k < k1), arb(0)))
                     high = P * (arb(tail_hi) + sum((pk for k, pk in vals if k > k2), arb(0)))
                     if k1 > 0:
-                        dropped_side(level_idx, l, n_rem, H, k1 - 1, low, light_outlier, False)
+                        dropped_side(level_idx, l, n_rem, H, k1 - 1, low, light_outlier=light_outlier, above=False)
                     if k2 < n_rem:
-                        dropped_side(level_idx, l, n_rem, H, k2 + 1, high, light_outlier, True)
+                        dropped_side(level_idx, l, n_rem, H, k2 + 1, high, light_outlier=light_outlier, above=True)
                     for k, pk in vals:
                         if k1 <= k <= k2:
                             walk(level_idx + 1, n_rem - k, H + k * w[l], P * pk, light_outlier)

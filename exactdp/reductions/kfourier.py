@@ -203,7 +203,7 @@ class _Threshold:
 
 
 class _Run:
-    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, max_nodes: int):
+    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         N, k, d = red.N, red.k, red.d
         self.k = k
@@ -592,7 +592,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     t0 = time.time()
     old = ctx.prec
     try:
-        run = _Run(red, q, lam, eps, tol, prec, max_nodes)
+        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes)
         run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
