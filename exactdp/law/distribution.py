@@ -197,11 +197,13 @@ class PrivacyRatio:
                 "(--fast) or fewer digits")
 
     # ---------------------------------------------------------- strategies
-    def choose_method(self, *, fast: bool = False) -> str:
+    def choose_method(self, *, fast: bool = False, x=None, eps=None) -> str:
         """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
         conditioning kernel) while its predicted node count is within
         :data:`exactdp.engine.capacity.MAX_NODES` (``fast``: the float tree, a tenth of
         it), else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
+        The prediction is the largest over typical thresholds, or the tree at the
+        query's own threshold ``x`` (or ``e^eps``) when one is given.
 
         >>> from_randomized_response(1000, 5, "0.2446").choose_method()
         'tree'
@@ -217,7 +219,12 @@ class PrivacyRatio:
         # the float tree (``fast``) is cheaper per node but pays for its binomial rows at
         # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper
         limit = MAX_NODES / 10 if fast else MAX_NODES
-        return "tree" if estimate_nodes(self.mechanism, self.N, cap=2 * limit) <= limit \
+        s = None
+        if x is not None or eps is not None:
+            lam = float(x) if x is not None else math.exp(min(float(eps), 700.0))
+            # the tree's threshold on S: forward S > lam N, reverse S < N / lam
+            s = lam * self.N if self.direction == "forward" else self.N / lam
+        return "tree" if estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit) <= limit \
             else "fourier"
 
     def _split(self, s_kind, x, eps, digits, excess=False):
@@ -378,7 +385,7 @@ class PrivacyRatio:
     def _query(self, x, eps, digits, method, quantity, kind, *, progress, max_seconds,
                fallback=None):
         refused = None
-        if method == "fast" and self.choose_method(fast=True) == "tree":
+        if method == "fast" and self.choose_method(fast=True, x=x, eps=eps) == "tree":
             try:
                 return self._query(x, eps, digits, "fast-tree", quantity, kind, progress=progress,
                                    max_seconds=max_seconds)
@@ -466,7 +473,7 @@ class PrivacyRatio:
             tau_iv = arb_to_interval(ts.tau.ball)
             return _div_pos(ts.excess_below(), tau_iv).clip(0, 1)
 
-        if method == "fast" and self.choose_method(fast=True) == "fourier":
+        if method == "fast" and self.choose_method(fast=True, x=lam, eps=eps) == "fourier":
             try:
                 try:
                     iv = as_delta(self._split("ex_above" if fwd else "ex_below", lam, eps, 3,
