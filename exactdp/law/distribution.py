@@ -423,11 +423,48 @@ class PrivacyRatio:
         return trunc + 1e-16 * 4 + self._rounding() * max(value, 0.0) * 10
 
     def eta(self, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
-            method: str = "exact", progress=None, max_seconds=None):
-        """eta = ``P[R > lam]`` (``inclusive``: ``>=``) with ``lam = e^eps`` (000 (1.7))."""
+            method: str = "exact", progress=None, max_seconds=None, refine: bool = False):
+        """eta = ``P[R > lam]`` (``inclusive``: ``>=``) with ``lam = e^eps`` (000 (1.7)).
+
+        ``refine=True`` intersects the enclosures of every certified strategy that runs
+        for this pair: ``method`` (tree or Fourier), the Fourier strategy, and those of
+        :mod:`exactdp.reductions.methods` (kernel within its node budget, lattice
+        bracket, Chernoff bound); each contains the true value, so their intersection
+        does too.  The names used are in ``self.cache.last_method``.
+
+        >>> d = from_randomized_response(200, 3, "1/4")
+        >>> iv = d.eta(lam=2, digits=10, refine=True)
+        >>> iv.contains(d.eta(lam=2, digits=25).mid), d.cache.last_method
+        (True, 'tree+kernel+lattice+chernoff')
+        """
         lam, eps = parse_lam_eps(lam, eps)
-        return self.sf(lam, eps=eps, inclusive=inclusive, digits=digits, method=method,
-                       progress=progress, max_seconds=max_seconds)
+        first = self.sf(lam, eps=eps, inclusive=inclusive, digits=digits, method=method,
+                        progress=progress, max_seconds=max_seconds)
+        if not refine or method == "fast":
+            return first
+        from ..reductions import methods as M
+        out = first
+        used = [self.choose_method() if method == "exact" else method]
+        tries = [] if used[0] == "fourier" or self.direction == "pair" else [("fourier", None)]
+        if self.direction == "pair":
+            tries += [("pairs", "auto")]
+        else:
+            tries += [("pairs", name) for name in ("kernel", "lattice", "chernoff")]
+        for kind, name in tries:
+            try:
+                if kind == "fourier":
+                    iv = self.sf(lam, eps=eps, inclusive=inclusive, digits=min(digits, 6), method="fourier")
+                else:
+                    iv, names = M.eta(self.pair, self.q, lam, eps, inclusive=inclusive, digits=digits,
+                                      method=name, refine=name == "auto", with_method=True,
+                                      max_nodes=M.AUTO_MAX_NODES)
+                    name = "+".join(names)
+            except (CapacityError, PrecisionError, ParameterError):
+                continue
+            out = out.intersect(iv)
+            used.append(name or kind)
+        self.cache.last_method = "+".join(used)
+        return out
 
     def delta(self, lam=None, eps=None, *, digits: int = 20, method: str = "exact",
               progress=None, max_seconds=None):
