@@ -23,7 +23,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ..core import domains
-from ..core.errors import ParameterError
 
 __all__ = ["FOURIER_DIST_DIGITS", "FOURIER_DIST_BINS", "sample_edges", "dist_digits", "dist_bins",
            "enclosure"]
@@ -39,15 +38,9 @@ SAMPLES = 20_000
 def dist_digits(given, fourier: bool, N: int, L: int) -> int:
     """``--digits`` of ``dist``: default 10 (3 beyond the tree); beyond the tree more than
     :data:`FOURIER_DIST_DIGITS` is refused before any work (one line)."""
-    if given is None:
-        return FOURIER_DIST_DIGITS if fourier else 10
-    digits = domains.DIGITS.parse(given)
-    if fourier and digits > FOURIER_DIST_DIGITS:
-        raise ParameterError(
-            f"digits must be at most {FOURIER_DIST_DIGITS} for dist at N={N}, L={L} (Fourier "
-            f"strategy, beyond the tree's capacity), got {digits}; use --digits "
-            f"{FOURIER_DIST_DIGITS} or less, or 'exactdp eta' at chosen x")
-    return digits
+    from .scale_digits import query_digits
+    return query_digits(given, fourier, N, L, "dist", 10, fourier_default=FOURIER_DIST_DIGITS,
+                        fourier_max=FOURIER_DIST_DIGITS, instead="'exactdp eta' at chosen x")
 
 
 def dist_bins(given, fourier: bool) -> int:

@@ -27,15 +27,18 @@ FOURIER_DEFAULT_DIGITS = 4
 FOURIER_MAX_DIGITS = 6
 
 
-def query_digits(given, fourier: bool, N: int, L: int, what: str, default: int = 20) -> int:
-    """``--digits`` of ``eta`` / ``delta``: ``default`` below the tree's capacity; beyond it
-    :data:`FOURIER_DEFAULT_DIGITS`, and more than :data:`FOURIER_MAX_DIGITS` refused."""
+def query_digits(given, fourier: bool, N: int, L: int, what: str, default: int = 20, *,
+                 fourier_default: int = FOURIER_DEFAULT_DIGITS, fourier_max: int = FOURIER_MAX_DIGITS,
+                 instead: str = "--fast for an estimate with an error bound") -> int:
+    """``--digits`` of a query: ``default`` below the tree's capacity; beyond it
+    ``fourier_default`` (:data:`FOURIER_DEFAULT_DIGITS`), and more than ``fourier_max``
+    (:data:`FOURIER_MAX_DIGITS`) refused before any work, in one line suggesting ``instead``."""
     if given is None:
-        return FOURIER_DEFAULT_DIGITS if fourier else default
+        return fourier_default if fourier else default
     digits = domains.DIGITS.parse(given)
-    if fourier and digits > FOURIER_MAX_DIGITS:
+    if fourier and digits > fourier_max:
         raise ParameterError(
-            f"digits must be at most {FOURIER_MAX_DIGITS} for {what} at N={N}, L={L} (Fourier "
+            f"digits must be at most {fourier_max} for {what} at N={N}, L={L} (Fourier "
             f"strategy, beyond the tree's capacity), got {digits}; use --digits "
-            f"{FOURIER_MAX_DIGITS} or less, or --fast for an estimate with an error bound")
+            f"{fourier_max} or less, or {instead}")
     return digits
