@@ -10,7 +10,7 @@ from exactdp.oracles import bruteforce as bf
 from exactdp.apps.cli import main
 from exactdp.core.errors import ParameterError
 from exactdp.apps.guarantee import ALL_PAIRS, BLOCK_L1, guarantee
-from exactdp.apps.peers import CITATIONS, certified_peer_deltas
+from exactdp.apps.peers import CITATIONS, REFUTED, certified_peer_deltas
 
 
 def brute_worst_delta(N, L, q, lam):
@@ -27,7 +27,7 @@ def brute_worst_delta(N, L, q, lam):
 def test_bracket_contains_bruteforce_worst_pair_L_ge_2(N, L, q):
     eps = F(1, 2)
     g = guarantee(N, L, q, eps=eps)
-    assert g.upper_bound in CITATIONS
+    assert g.upper_bound not in REFUTED
     # lam rational brackets around e^eps for the brute force
     lam_lo, lam_hi = F(16487212707, 10**10), F(16487212708, 10**10)
     worst_hi = brute_worst_delta(N, L, q, lam_lo)   # >= true worst delta(e^eps)
@@ -46,14 +46,29 @@ def test_bracket_L1_is_the_bruteforce_worst_pair(N, q):
     assert g.lower <= w <= g.upper and g.upper - g.lower < F(1, 10**20)
 
 
-def test_delta_mode_upper_is_least_peer_value():
+def test_delta_mode_upper_is_least_valid_bound():
     g = guarantee(50, 2, "1/4", eps="1/2")
-    assert g.upper_bound == "variation-ratio"
-    hi = certified_peer_deltas(50, 2, "1/4", F(16487212708, 10**10))   # lam > e^(1/2)
+    assert g.upper_bound == "blanket-exact-mgf"
     lo = certified_peer_deltas(50, 2, "1/4", F(16487212707, 10**10))   # lam < e^(1/2)
-    assert hi["variation-ratio"].upper <= g.upper <= lo["variation-ratio"].upper
-    assert all(g.upper <= iv.upper for iv in lo.values())
+    assert all(g.upper <= iv.upper for k, iv in lo.items() if k not in REFUTED)
+    # the refuted variation-ratio pair is reported but not used (it is lower here)
+    assert "refuted" in g.peers["variation-ratio"]
+    assert lo["variation-ratio"].upper < g.upper
     assert g.lower < g.upper
+
+
+@pytest.mark.parametrize("N,lam_lo,lam_hi", [(2, F(7369, 100), F(7370, 100)),
+                                             (3, F(7369, 100), F(7370, 100))])
+def test_upper_dominates_bruteforce_where_the_variation_ratio_fails(N, lam_lo, lam_hi):
+    """L = 2, q = 1/10, eps = 43/10 (e^eps = 73.699..., close to e^eps0 = 81): the
+    variation-ratio pair is below the brute-force worst pair here, the guarantee is not."""
+    g = guarantee(N, 2, F(1, 10), eps=F(43, 10))
+    assert g.upper_bound not in REFUTED
+    worst_hi = brute_worst_delta(N, 2, F(1, 10), lam_lo)
+    worst_lo = brute_worst_delta(N, 2, F(1, 10), lam_hi)
+    assert g.lower <= worst_hi and worst_lo <= g.upper
+    vr = certified_peer_deltas(N, 2, F(1, 10), lam_lo)["variation-ratio"]
+    assert vr.upper < worst_lo
 
 
 def test_epsilon_bracket_orders_and_names():
@@ -61,9 +76,9 @@ def test_epsilon_bracket_orders_and_names():
     assert 0 < g.lower < g.upper
     assert g.lower_direction in ("forward", "reverse")
     assert "canonical pair" in g.lower_pair
-    assert g.upper_bound == "variation-ratio"
+    assert g.upper_bound == "blanket-exact-mgf"
     assert F(g.peers["clone-fmt23"]["upper"]) < F(g.peers["clone-fmt21"]["lower"])
-    assert all(g.upper <= F(g.peers[k]["upper"]) for k in CITATIONS)
+    assert all(g.upper <= F(g.peers[k]["upper"]) for k in CITATIONS if k not in REFUTED)
 
 
 def test_L1_closed_at_moderate_N():
@@ -106,7 +121,7 @@ def test_cli(capsys):
     rec = json.loads(capsys.readouterr().out)
     assert F(rec["lower"]) <= F(rec["upper"]) and rec["upper_bound"] == ALL_PAIRS
     assert main(["guarantee", "-N", "40", "-L", "2", "-q", "1/4", "--eps", "1"]) == 0
-    assert "variation-ratio" in capsys.readouterr().out
+    assert "blanket-exact-mgf" in capsys.readouterr().out
     assert main(["guarantee", "-N", "40", "-L", "1", "-q", "1/4", "--delta", "7"]) == 2
     err = capsys.readouterr().err
     assert "delta must be" in err and len(err.strip().splitlines()) == 1

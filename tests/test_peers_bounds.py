@@ -257,3 +257,17 @@ def test_fmt21_closed_form_against_plain_float_formula():
                                                + 8 * E / n))
         got = float(fmt21_closed_form(n, e0, repr(d)))
         assert abs(got / want - 1) < 1e-12
+
+
+def test_variation_ratio_pair_is_refuted_by_bruteforce():
+    """peers.REFUTED: the implemented variation-ratio pair is below the exact divergence of
+    (00 + 00) vs (11 + 00) at q = 1/10, lam = 729/10 (proofs/split_clone.py)."""
+    from exactdp.oracles import bruteforce as bf
+    from exactdp.apps.peers import REFUTED, certified_peer_deltas
+    lam = F(729, 10)
+    true = bf.delta([(1, 1), (0, 0)], [(0, 0), (0, 0)], F(1, 10), lam, L=2)
+    assert true == F(6561, 100000)
+    ups = certified_peer_deltas(2, 2, F(1, 10), lam)
+    assert ups["variation-ratio"].upper < true
+    assert set(REFUTED) == {"variation-ratio"}
+    assert all(true <= iv.upper for k, iv in ups.items() if k not in REFUTED)

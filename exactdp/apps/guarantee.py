@@ -11,13 +11,16 @@ pair of collections differing in one user.  :func:`guarantee` encloses it:
   interval is a certified lower bound on the true value.
 * ``upper`` -- a bound valid for *all* neighbouring pairs: the least of the
   certified published bounds of :mod:`exactdp.apps.peers` (FMT 2021 clone, FMT
-  2023 stronger clone, Wang et al. 2024 variation ratio, Balle et al. 2019
-  blanket in its Hoeffding and Bennett forms), each specialised to L-bit RR
-  with exactly computed parameters and evaluated in ball arithmetic; the
-  *upper end* of the chosen enclosure is reported and named, so the upper
-  end is certified (relative to the peer's theorem).  At L = 1 the stronger
-  clone and the variation ratio coincide; at L > 1 the variation ratio (which
-  uses the randomizer's total-variation distance) is usually the least.
+  2023 stronger clone, Balle et al. 2019 blanket in its Hoeffding and Bennett
+  forms), each specialised to L-bit RR with exactly computed parameters and
+  evaluated in ball arithmetic; the *upper end* of the chosen enclosure is
+  reported and named, so the upper end is certified (relative to the peer's
+  theorem).  The Wang et al. 2024 variation-ratio pair is reported among the
+  peers but **never used** (:data:`exactdp.apps.peers.REFUTED`): as implemented
+  it is below the exact divergence of a neighbouring pair at L = 2
+  (``proofs/split_clone.py``, ``vr-forgetful-pair``); its corrected form,
+  :mod:`exactdp.apps.split_clone` (proved), is never below the stronger clone
+  at the parameters tried, so it is not evaluated here.
 
 At L = 1 and N <= ``all_pairs_max_n`` (default 1000) the bracket is closed
 exactly: :mod:`exactdp.apps.allpairs` evaluates the maximum over *every*
@@ -35,14 +38,17 @@ the exact MGF of L-bit RR's privacy amplification variable
 (:mod:`exactdp.apps.blanket_mgf`; name ``blanket-exact-mgf``), below both
 published blanket forms: at L = 5, q = 1/4, delta = 1e-6 it is the least
 bound from n = 10^3 on (n = 10^3: 2.19037 against 2.6598 for the variation
-ratio).  For L > 1 the gap ``upper - lower`` stays wide: maximality of the
-canonical pair is not proved (the project found it false in general) and no
-reduction is tight; where the variation ratio is the least candidate (e.g.
-L = 5, n = 10^2) the upper end *equals* that published bound.
+ratio, which is refuted).  For L > 1 the gap ``upper - lower`` stays wide:
+maximality of the canonical pair is not proved (the project found it false in
+general) and no reduction is tight.  Where few reports are blanket or clone
+(n (2q)^L and n (q/p)^L small: L = 5, n = 10^2; L = 40, n = 10^7) every valid
+bound is within 10^-4 of eps0 = L log(p/q): no
+proved argument gives amplification there (docs/peers.md, "Where no proved
+bound amplifies").
 
 >>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
-(True, 'variation-ratio')
+(True, 'blanket-exact-mgf')
 >>> guarantee(50, 1, "1/4", delta="1e-3").upper_bound
 'exact-all-pairs-L1'
 """
@@ -58,7 +64,7 @@ from ..core import domains
 from ..core.errors import CapacityError, ParameterError
 from dataclasses import replace as _replace
 from ..core.interval import Interval, fraction_to_decimal_str
-from .peers import (certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
+from .peers import (REFUTED, certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
                     fmt21_closed_form)
 
 _DELTA = _replace(domains.TARGET, name="delta")
@@ -156,7 +162,9 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
         quantity, target = "delta", e
     for v, iv in ups.items():
         peers[v] = iv.to_dict(digits + 2)
-    best = min(ups, key=lambda v: ups[v].upper)  # every peer bound is valid: take the least
+        if v in REFUTED:
+            peers[v]["refuted"] = REFUTED[v]
+    best = _least_valid(ups)
     upper_iv = ups[best]
     lower_pair, upper_name = LOWER_PAIR, best
     mgf = _blanket_mgf(N, L, q, quantity, target, upper_iv.upper, rel=rel)
@@ -175,6 +183,11 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
             upper_iv, upper_name = blk, BLOCK_L1
     return Guarantee(N, L, q, quantity, target, lower_iv.lower, upper_iv.upper, lower_pair,
                      direction, upper_name, lower_iv, upper_iv, peers)
+
+
+def _least_valid(ups: dict) -> str:
+    """Name of the least upper end among the peer bounds not in :data:`REFUTED`."""
+    return min((v for v in ups if v not in REFUTED), key=lambda v: ups[v].upper)
 
 
 def _pair_query(dist, what, target, e0, digits, max_seconds):
@@ -374,7 +387,7 @@ def _timed_guarantee(args, digits):
         ups = certified_peer_epsilons(args.N, args.L, args.q, _DELTA.parse(args.delta), rel=1e-4)
     else:
         ups = certified_peer_deltas(args.N, args.L, args.q, _exp_lower(domains.EPS.parse(args.eps)))
-    best = min(ups, key=lambda k: ups[k].upper)
+    best = _least_valid(ups)
     assert best in CITATIONS
     raise ParameterError(
         f"guarantee: the canonical pair's certified value (lower end) did not finish within "

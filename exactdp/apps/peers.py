@@ -42,6 +42,16 @@ Bounds implemented
   (:func:`rr_blanket_parameters`), evaluated in arb.
 
 At L = 1 the variation-ratio pair *is* the stronger-clone pair (same numbers).
+
+**The variation-ratio pair as implemented here is refuted for L >= 2**
+(:data:`REFUTED`; ``proofs/split_clone.py``, record ``vr-forgetful-pair``): at
+n = 2, L = 2, q = 1/10, lam = 729/10 it gives 81/100000 while the pair
+(00 + 00) vs (11 + 00) has divergence 6561/100000.  The pair merges "user 1
+reported from the common part" into the clone counts; with a common part
+(``W > 0``, i.e. L >= 2) that step fails.  Whether the paper's theorem or this
+transcription is at fault could not be checked offline.  It is kept as a
+peer for comparison, but :mod:`exactdp.apps.guarantee` never takes it as an
+upper end; :mod:`exactdp.apps.split_clone` is the corrected (proved) form.
 Not implemented: Su-Cheng-Wang (optimal decomposition), Koskela et al.
 (numerical PLD), Balle et al.'s generic-randomizer and k-RR closed forms.
 
@@ -92,7 +102,7 @@ __all__ = ["eps0_rr", "exp_eps0_rr", "fmt21_closed_form", "clone_delta", "clone_
            "PeerBound", "peer_bounds", "VARIANTS", "rr_variation_ratio", "mixture_clone_delta",
            "vr_delta", "vr_epsilon", "rr_blanket_parameters", "blanket_delta", "blanket_epsilon",
            "BLANKET_METHODS", "bisect_epsilon", "CITATIONS", "certified_peer_deltas",
-           "certified_peer_epsilons", "binomial_window"]
+           "certified_peer_epsilons", "binomial_window", "REFUTED"]
 
 VARIANTS = ("fmt21", "fmt23")
 
@@ -494,6 +504,7 @@ def vr_delta(n, L, q, lam, **kw) -> Interval:
     positive and negative parts of ``R(x1^1) - R(x1^0)``; every other user's
     law contains ``p alpha0/q (U1 + U0)``, i.e. is a clone with probability
     ``rate``; the shuffled output is a post-processing of the clone counts.)
+    **Refuted for L >= 2** (module doc, :data:`REFUTED`): not a valid upper bound.
     The pair is symmetric, so both directions give the same value.  At L = 1
     the parameters give ``W = 0`` and ``rate = 2/(e^eps0 + 1)``: the bound is
     then *equal* to the FMT 2023 stronger clone.
@@ -715,6 +726,14 @@ CITATIONS = {
     "variation-ratio": "Wang et al. PVLDB 17(8) 2024 (variation-ratio reduction, (p, beta, q))",
     "blanket-hoeffding": "Balle-Bell-Gascon-Nissim CRYPTO 2019 (privacy blanket, Hoeffding)",
     "blanket-bennett": "Balle-Bell-Gascon-Nissim CRYPTO 2019 (privacy blanket, Bennett)",
+}
+
+
+#: peer bounds refuted by an exact counterexample: name -> where (never used as an upper end)
+REFUTED = {
+    "variation-ratio": ("proofs/split_clone.py vr-forgetful-pair: at n = 2, L = 2, q = 1/10, "
+                        "lam = 729/10 the pair gives 81/100000 < 6561/100000, the exact divergence "
+                        "of (00 + 00) vs (11 + 00); valid only at L = 1, where it is the stronger clone"),
 }
 
 
