@@ -271,3 +271,27 @@ def test_variation_ratio_pair_is_refuted_by_bruteforce():
     assert ups["variation-ratio"].upper < true
     assert set(REFUTED) == {"variation-ratio"}
     assert all(true <= iv.upper for k, iv in ups.items() if k not in REFUTED)
+
+
+@pytest.mark.parametrize("N,L", [(2, 2), (3, 2), (2, 3)])
+@pytest.mark.parametrize("q", [F(1, 4), F(1, 10)])
+def test_every_valid_bound_dominates_bruteforce_near_eps0(N, L, q):
+    """lam close to e^eps0 (where the refuted variation-ratio pair fails): every bound the
+    guarantee may use -- peers not in REFUTED, the exact-MGF blanket, the split clone --
+    is above the brute-force worst pair."""
+    import itertools
+    from exactdp.oracles import bruteforce as bf
+    from exactdp.apps.blanket_mgf import blanket_mgf_delta
+    from exactdp.apps.peers import REFUTED, certified_peer_deltas
+    from exactdp.apps.split_clone import split_clone_delta
+    e0 = exp_eps0_rr(L, q)
+    vecs = bf.vectors(L)
+    for lam in (e0 / 2, e0 * 9 / 10):
+        worst = max(bf.delta([x, *o], [y, *o], q, lam, L=L)
+                    for o in itertools.combinations_with_replacement(vecs, N - 1)
+                    for x, y in itertools.permutations(vecs, 2))
+        ups = {k: v for k, v in certified_peer_deltas(N, L, q, lam).items() if k not in REFUTED}
+        ups["blanket-exact-mgf"] = blanket_mgf_delta(N, L, q, lam)
+        ups["split-clone"] = split_clone_delta(N, L, q, lam)
+        for name, iv in ups.items():
+            assert worst <= iv.upper, (name, lam)

@@ -7,7 +7,9 @@ canonical pair, or the exact all-pairs maximum at L = 1, N <= 1000; upper end
 the least certified published bound) and every certified peer bound of
 :mod:`exactdp.apps.peers` (FMT 2021/2023 clones, Wang et al. 2024 variation ratio,
 Balle et al. 2019 blanket), each at ``lam`` just below ``e^eps`` so that the
-reported peer values are upper bounds on the peer's ``delta(eps)``.
+reported peer values are upper bounds on the peer's ``delta(eps)``.  The
+variation-ratio pair is refuted at L >= 2 (:data:`exactdp.apps.peers.REFUTED`):
+it is shown for comparison, labelled so in the plot, and never the upper end.
 
 The default grid runs from 0 to 1.2 times the stronger-clone eps at
 delta = 1e-10 (capped at eps0), with 12 points.
@@ -115,9 +117,10 @@ def plot_profile(rows, path, *, N=None, L=None, q=None):
                     label="guarantee bracket (certified)")
     ax.plot(x, lo, color="#4c72b0", lw=2, label="lower: worst evaluated pair")
     styles = ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2))]
+    from .peers import REFUTED
     for k, name in enumerate(rows[0]["peers"]):
         ax.plot(x, [pos(r["peers"][name]) for r in rows], ls=styles[k % len(styles)],
-                lw=1.3, label=name)
+                lw=1.3, label=name + (" (refuted: not a bound)" if name in REFUTED else ""))
     ax.set_yscale("log")
     ymin = min([v for r in rows for v in (pos(r["lower"]),) if v == v] + [1e-12])
     ax.set_ylim(max(ymin, 1e-16), 1.5)
