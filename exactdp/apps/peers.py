@@ -714,8 +714,10 @@ def peer_bounds(n, L, q, delta) -> list[PeerBound]:
                          "floating evaluation (mpmath)" if cf is not None else
                          "validity condition eps0 <= log(n/(16 log(2/delta))) fails"))
     for name, iv in certified_peer_epsilons(n, L, q, delta).items():
-        out.append(PeerBound(name, CITATIONS[name], float(iv.upper), True,
-                             "upper end of a certified enclosure"))
+        note = "upper end of a certified enclosure"
+        if name in REFUTED and L > 1:
+            note = "REFUTED, not an upper bound: " + REFUTED[name]
+        out.append(PeerBound(name, CITATIONS[name], float(iv.upper), True, note))
     return out
 
 
