@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 typedef unsigned __int128 u128;
 typedef uint64_t u64;
@@ -367,20 +370,56 @@ typedef struct {
     i64 *cnt;           /* scratch counts */
     struct leaf_s *leaves;  /* scratch for leaf_children, size n + 1 */
     i64 cells, max_cells;
+    char *arena; size_t arena_size, arena_used;   /* row cells, bump-allocated (row_cells) */
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
 } rows_ctx;
 
-static void free_row(row_t *r) {
+/* Row cells come from one arena reserved for the walk (mmap, transparent huge pages where
+ * the kernel offers them: a few page faults instead of one per 4 KiB), else malloc; the
+ * arena is released after the walk, so a row evicted from it is not reused. */
+static int in_arena(const rows_ctx *c, const void *q) {
+    return c->arena && (const char *)q >= c->arena && (const char *)q < c->arena + c->arena_size;
+}
+static ufc *row_cells(rows_ctx *c, size_t count) {
+    size_t bytes = (count * sizeof(ufc) + 63) & ~(size_t)63;
+    if (c->arena && c->arena_used + bytes <= c->arena_size) {
+        ufc *q = (ufc *)(c->arena + c->arena_used);
+        c->arena_used += bytes;
+        return q;
+    }
+    return (ufc *)malloc(count * sizeof(ufc));
+}
+static void arena_open(rows_ctx *c, size_t bytes) {
+#ifdef __linux__
+    void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (q == MAP_FAILED) return;
+#ifdef MADV_HUGEPAGE
+    madvise(q, bytes, MADV_HUGEPAGE);
+#endif
+    c->arena = (char *)q; c->arena_size = bytes; c->arena_used = 0;
+#else
+    (void)c; (void)bytes;
+#endif
+}
+static void arena_close(rows_ctx *c) {
+#ifdef __linux__
+    if (c->arena) munmap(c->arena, c->arena_size);
+#endif
+    c->arena = NULL;
+}
+
+static void free_row_in(rows_ctx *c, row_t *r) {
     if (!r) return;
-    free(r->cells);
+    if (!in_arena(c, r->cells)) free(r->cells);
     free(r);
 }
+
 
 static void clear_rows(rows_ctx *c) {
     for (int l = 1; l <= c->L; l++)
         for (i64 m = 0; m <= c->n; m++)
-            if (c->lev[l].rows[m]) { free_row(c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
+            if (c->lev[l].rows[m]) { free_row_in(c, c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
     c->cells = 0;
 }
 
@@ -421,7 +460,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     row->m = m;
     if (m == 0) {
         row->ka = row->kb = 0; row->n = 1;
-        row->cells = (ufc *)calloc(5 * 5, sizeof(ufc));
+        row->cells = row_cells(c, 5 * 5);
         if (!row->cells) { free(row); c->err = 1; return NULL; }
         ufc_set(PMF(row, 0), UF1); ufc_set(SUF(row, 0), UF1); ufc_set(SUF2(row, 0), UF1);
         ufc_set(PRE(row, 0), UF1); ufc_set(PRE2(row, 0), UF1);
@@ -496,7 +535,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
     row->ka = ka; row->kb = kb; row->n = n;
-    row->cells = (ufc *)calloc((size_t)5 * (size_t)(n + 4), sizeof(ufc));
+    row->cells = row_cells(c, (size_t)5 * (size_t)(n + 4));
     if (!row->cells) { free(row); c->err = 1; return NULL; }
     for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
@@ -510,7 +549,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
     }
     u64 K = (u64)(cmax + 2 * n + 2);
-    if (K > (1ULL << 60)) { c->err = 2; free_row(row); return NULL; }
+    if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
     /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
     row->tl = tl; row->tr = tr;
@@ -539,7 +578,7 @@ static void evict_rows(rows_ctx *c) {
     for (i64 i = 0; i < count && c->cells > c->max_cells / 4 * 3; i++) {
         row_t *r = c->lev[a[i].l].rows[a[i].m];
         c->cells -= r->n;
-        free_row(r);
+        free_row_in(c, r);
         c->lev[a[i].l].rows[a[i].m] = NULL;
     }
     free(a);
@@ -688,6 +727,7 @@ static inline uf pmf_lo(const row_t *r, i64 t) {
 
 /* ------------------------------------------------------------------ the walk */
 typedef struct { int l; i64 m; big E; uf plo, phi; } node_t;
+#define LEAF_AHEAD 3
 typedef struct leaf_s { const row_t *r; uf pm; i64 ka; big G; } leaf_t;
 
 typedef struct {
@@ -827,16 +867,19 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         f->r = r1; f->pm = pm_lo;
         f->ka = first_pos(&AL, &p->B[1], p->Bd[1], mc, nl);
         big_addmul(&f->G, &AL, (u64)f->ka, &p->B[1], nl);
-        i64 i = f->ka - r1->ka;
-        if (i >= -2 && i < r1->n + 2) {
-            const char *c = (const char *)(r1->cells + 5 * (i + 2));
-            __builtin_prefetch(c); __builtin_prefetch(c + 64);
-        }
     }
     drop_group(p, acc, E, 2, m, &dl);
     drop_group(p, acc, E, 2, m, &dr);
     /* pass 2: the sums */
     for (i64 j = 0; j < nlv; j++) {
+        if (j + LEAF_AHEAD < nlv) {            /* the cells a leaf ahead needs, into cache */
+            const leaf_t *f2 = &lv[j + LEAF_AHEAD];
+            i64 i = f2->ka - f2->r->ka;
+            if (i >= -2 && i < f2->r->n + 2) {
+                const char *c = (const char *)(f2->r->cells + 5 * (i + 2));
+                __builtin_prefetch(c); __builtin_prefetch(c + 64); __builtin_prefetch(c + 99);
+            }
+        }
         const leaf_t *f = &lv[j];
         const row_t *r1 = f->r;
         uf pm_lo = f->pm;
@@ -1075,6 +1118,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     rc.rlo_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rhi_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rok = (char *)calloc((size_t)n + 2, 1);
+    arena_open(&rc, ((size_t)max_cells + (size_t)n + 8) * 5 * sizeof(ufc) + ((size_t)L + 1) * ((size_t)n + 1) * 128);
     if (!rc.lev || !rc.buf || !rc.cnt || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
@@ -1125,13 +1169,14 @@ done:
     if (rc.lev) {
         for (int l = 1; l <= L; l++) {
             if (rc.lev[l].rows) {
-                for (i64 m = 0; m <= n; m++) free_row(rc.lev[l].rows[m]);
+                for (i64 m = 0; m <= n; m++) free_row_in(&rc, rc.lev[l].rows[m]);
                 free(rc.lev[l].rows);
             }
             free(rc.lev[l].amode); free(rc.lev[l].acnt); free(rc.lev[l].apm); free(rc.lev[l].has);
         }
         free(rc.lev);
     }
+    arena_close(&rc);
     free(rc.buf); free(rc.cnt); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
     return result;
 }
