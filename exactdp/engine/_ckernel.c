@@ -370,7 +370,7 @@ typedef struct {
     i64 *cnt;           /* scratch counts */
     struct leaf_s *leaves;  /* scratch for leaf_children, size n + 1 */
     i64 cells, max_cells;
-    char *arena; size_t arena_size, arena_used;   /* row cells, bump-allocated (row_cells) */
+    char *arena; size_t arena_size, arena_used; int arena_shared;   /* row cells, bump-allocated (row_cells) */
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
 } rows_ctx;
@@ -390,8 +390,28 @@ static ufc *row_cells(rows_ctx *c, size_t count) {
     }
     return (ufc *)malloc(count * sizeof(ufc));
 }
+/* One arena is kept between walks: its pages stay mapped (resident up to the largest walk
+ * so far, at most MAX_CELLS cells), so a second walk, e.g. the certified run after the
+ * magnitude run, does not fault and clear them again.  A walk that finds it busy (another
+ * thread: the walk runs without the GIL) maps its own and unmaps it after. */
+static struct { char *base; size_t size; int busy; } g_arena = {NULL, 0, 0};
+
 static void arena_open(rows_ctx *c, size_t bytes) {
 #ifdef __linux__
+    c->arena_shared = 0;
+    if (!__atomic_test_and_set(&g_arena.busy, __ATOMIC_ACQUIRE)) {
+        if (g_arena.base && g_arena.size < bytes) { munmap(g_arena.base, g_arena.size); g_arena.base = NULL; }
+        if (!g_arena.base) {
+            void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (q == MAP_FAILED) { __atomic_clear(&g_arena.busy, __ATOMIC_RELEASE); return; }
+#ifdef MADV_HUGEPAGE
+            madvise(q, bytes, MADV_HUGEPAGE);
+#endif
+            g_arena.base = (char *)q; g_arena.size = bytes;
+        }
+        c->arena = g_arena.base; c->arena_size = g_arena.size; c->arena_used = 0; c->arena_shared = 1;
+        return;
+    }
     void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (q == MAP_FAILED) return;
 #ifdef MADV_HUGEPAGE
@@ -404,7 +424,9 @@ static void arena_open(rows_ctx *c, size_t bytes) {
 }
 static void arena_close(rows_ctx *c) {
 #ifdef __linux__
-    if (c->arena) munmap(c->arena, c->arena_size);
+    if (c->arena && c->arena_shared) {
+        __atomic_clear(&g_arena.busy, __ATOMIC_RELEASE);
+    } else if (c->arena) munmap(c->arena, c->arena_size);
 #endif
     c->arena = NULL;
 }
