@@ -52,7 +52,8 @@ import importlib
 import os
 from fractions import Fraction
 
-__all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "MAX_N", "available", "compiled_tail_sums", "to_uf", "from_uf"]
+__all__ = ["ENGINE", "MAX_PREC", "MAX_CELLS", "MAX_N", "available", "applies", "seconds_per_node",
+           "compiled_tail_sums", "to_uf", "from_uf"]
 
 #: the largest working precision (bits) the compiled kernel serves: its float has a
 #: 128-bit mantissa, ~32 correct digits after 10^6 roundings (digits <= 34 in
@@ -79,6 +80,30 @@ _NL = _EXT.NL if _EXT is not None else 8
 def available() -> bool:
     """Whether the compiled kernel is importable."""
     return _EXT is not None
+
+
+def applies(n: int, prec: int | None = None) -> bool:
+    """Whether the compiled kernel serves a canonical walk of ``n`` users at ``prec`` bits
+    (``None``: any precision it serves): built, ``n <= MAX_N``, ``prec <= MAX_PREC``."""
+    return _EXT is not None and n <= MAX_N and (prec is None or prec <= MAX_PREC)
+
+
+#: measured CPU seconds per node of the certified walk (leaves and binomial rows
+#: included; L = 5, N = 1000..5000, 30 digits: 0.3-0.45 us), with a margin
+COMPILED_SECONDS_PER_NODE = 1.0e-6
+#: the same for the python-flint walk (13-30 us per node at N = 5000)
+ARB_SECONDS_PER_NODE = 1.2e-5
+
+
+def seconds_per_node(n: int, prec: int | None = None) -> float:
+    """Predicted seconds per node of the certified tree walk for ``n`` users at ``prec``
+    bits: the compiled kernel's when it runs (:func:`applies`), else the arb kernel's.
+    For capacity predictions (nodes times this), not a measurement.
+
+    >>> seconds_per_node(1000, 128) <= ARB_SECONDS_PER_NODE
+    True
+    """
+    return COMPILED_SECONDS_PER_NODE if applies(n, prec) else ARB_SECONDS_PER_NODE
 
 
 def to_uf(x: Fraction, up: bool) -> tuple:
