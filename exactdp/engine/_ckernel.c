@@ -358,6 +358,9 @@ typedef struct {
     /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
        down) and its count; has[m] = 0 when unknown */
     i64 *amode, *acnt; uf *apm; char *has;
+    /* rho / (k + 1) and (1 / rho) / k, rounded down and up, k = 0..n (index k), on first use:
+       a row's ratio rho (m - k) / (k + 1) is then one product with an integer */
+    uf *rk_lo, *rk_hi, *ik_lo, *ik_hi; char *rk_ok, *ik_ok;
 } level_t;
 
 typedef struct {
@@ -451,6 +454,16 @@ static inline void recip_fill(rows_ctx *c, i64 k) {
 static inline uf RLO(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rlo_[k]; }
 static inline uf RHI(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rhi_[k]; }
 
+/* rho / (k + 1) (rounded down: 3 roundings from rho; up) and (1 / rho) / j, j >= 1 */
+static inline void rk_fill(rows_ctx *c, level_t *lv, i64 k) {
+    lv->rk_lo[k] = uf_mul(lv->rho_lo, RLO(c, k + 1), 0); lv->rk_hi[k] = uf_mul(lv->rho_hi, RHI(c, k + 1), 1);
+    lv->rk_ok[k] = 1;
+}
+static inline void ik_fill(rows_ctx *c, level_t *lv, i64 j) {
+    lv->ik_lo[j] = uf_mul(lv->irho_lo, RLO(c, j), 0); lv->ik_hi[j] = uf_mul(lv->irho_hi, RHI(c, j), 1);
+    lv->ik_ok[j] = 1;
+}
+
 /* x^k rounded down; *count: the count of x on entry, of the result on exit */
 static uf pow_down(uf x, u64 k, i64 *count) {
     uf r = UF1; i64 cr = 0, cb = *count;
@@ -529,12 +542,14 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk right */
     uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
     while (kk < m) {
-        uf r = uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - kk), 0), RLO(c, kk + 1), 0);
+        if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
+        uf r = uf_mul_u64(lv->rk_lo[kk], (u64)(m - kk), 0);         /* rho (m - k) / (k + 1) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk < m) {
-            uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), RHI(c, kk + 1), 1);
+            if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
+            uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -543,12 +558,14 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
     while (kk > 0) {
-        uf r = uf_mul(uf_mul_u64(lv->irho_lo, (u64)kk, 0), RLO(c, m - kk + 1), 0);
+        if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
+        uf r = uf_mul_u64(lv->ik_lo[m - kk + 1], (u64)kk, 0);       /* k / ((m - k + 1) rho) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
-            uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), RHI(c, m - kk + 1), 1);
+            if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
+            uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -1159,6 +1176,10 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         lv->acnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
         lv->apm = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
         lv->has = (char *)calloc((size_t)n + 1, 1);
+        lv->rk_lo = (uf *)malloc(((size_t)n + 2) * sizeof(uf)); lv->rk_hi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+        lv->ik_lo = (uf *)malloc(((size_t)n + 2) * sizeof(uf)); lv->ik_hi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+        lv->rk_ok = (char *)calloc((size_t)n + 2, 1); lv->ik_ok = (char *)calloc((size_t)n + 2, 1);
+        if (!lv->rk_lo || !lv->rk_hi || !lv->ik_lo || !lv->ik_hi || !lv->rk_ok || !lv->ik_ok) { PyErr_NoMemory(); goto done; }
         if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
     }
     int rcode;
@@ -1195,6 +1216,8 @@ done:
                 free(rc.lev[l].rows);
             }
             free(rc.lev[l].amode); free(rc.lev[l].acnt); free(rc.lev[l].apm); free(rc.lev[l].has);
+            free(rc.lev[l].rk_lo); free(rc.lev[l].rk_hi); free(rc.lev[l].ik_lo); free(rc.lev[l].ik_hi);
+            free(rc.lev[l].rk_ok); free(rc.lev[l].ik_ok);
         }
         free(rc.lev);
     }
