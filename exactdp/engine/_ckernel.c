@@ -767,10 +767,11 @@ static inline uf pmf_lo(const row_t *r, i64 t) {
 /* ------------------------------------------------------------------ the walk */
 typedef struct { int l; i64 m; big E; uf plo, phi; } node_t;
 #define LEAF_AHEAD 3
-typedef struct leaf_s { const row_t *r; uf pm; i64 ka; big G; } leaf_t;
+typedef struct leaf_s { const row_t *row; uf pm; i64 ka; big r; } leaf_t;
 
 typedef struct {
     int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one; int tau_exact;
+    i64 cq21; big ncr21;      /* B_2 = cq21 B_1 + cr21, 0 <= cr21 < B_1 (L >= 2); ncr21 = -cr21 */
     big Wq[65], B[65], B2[65], Pbig, E0;
     double Bd[65], B2d[65];
     iv invQ, mu[65], muW0[65], Wmu[65], slope[65];
@@ -889,8 +890,21 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     leaf_t *lv = rc->leaves;
     i64 nlv = 0;
     dgroup_t dl = DGROUP_INIT, dr = DGROUP_INIT;     /* dropped before / after the first expanded */
-    big AL; big_addmul(&AL, A, (u64)lo_w, &p->B[2], nl);    /* A + t B_2 */
-    for (i64 t = lo_w; t <= hi_w; t++, big_add(&AL, &AL, &p->B[2], nl)) {
+    /* -(A + t B_2) = q B_1 + r, 0 <= r < B_1 (A + t B_2 <= 0: the child is not wholly above),
+       kept from t to t + 1 with B_2 = cq B_1 + cr; then ka = q + 1 and G = B_1 - r */
+    i64 q; big r;
+    {
+        big AL; big_addmul(&AL, A, (u64)lo_w, &p->B[2], nl);
+        q = first_pos(&AL, &p->B[1], p->Bd[1], m - lo_w, nl) - 1;
+        big_addmul(&r, &AL, (u64)q, &p->B[1], nl);                /* AL + q B_1 = -r */
+        big_negate(&r, &r, nl);
+    }
+    for (i64 t = lo_w; t <= hi_w; t++) {
+        if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
+            big_add(&r, &r, &p->ncr21, nl);
+            q -= p->cq21;
+            if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
+        }
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
         uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
         i64 mc = m - t;
@@ -903,9 +917,9 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         row_t *r1 = get_row(rc, 1, mc);
         if (!r1) return rc->err ? rc->err : 1;
         leaf_t *f = &lv[nlv++];
-        f->r = r1; f->pm = pm_lo;
-        f->ka = first_pos(&AL, &p->B[1], p->Bd[1], mc, nl);
-        big_addmul(&f->G, &AL, (u64)f->ka, &p->B[1], nl);
+        f->row = r1; f->pm = pm_lo;
+        f->ka = q + 1;
+        f->r = r;
     }
     drop_group(p, acc, E, 2, m, &dl);
     drop_group(p, acc, E, 2, m, &dr);
@@ -913,22 +927,23 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     for (i64 j = 0; j < nlv; j++) {
         if (j + LEAF_AHEAD < nlv) {            /* the cells a leaf ahead needs, into cache */
             const leaf_t *f2 = &lv[j + LEAF_AHEAD];
-            i64 i = f2->ka - f2->r->ka;
-            if (i >= -2 && i < f2->r->n + 2) {
-                const char *c = (const char *)(f2->r->cells + 5 * (i + 2));
+            i64 i = f2->ka - f2->row->ka;
+            if (i >= -2 && i < f2->row->n + 2) {
+                const char *c = (const char *)(f2->row->cells + 5 * (i + 2));
                 __builtin_prefetch(c); __builtin_prefetch(c + 64); __builtin_prefetch(c + 99);
             }
         }
         const leaf_t *f = &lv[j];
-        const row_t *r1 = f->r;
+        const row_t *r1 = f->row;
         uf pm_lo = f->pm;
         i64 mc = r1->m, ka = f->ka;
         if (r1->F.lo > K1) K1 = r1->F.lo;
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
-        int tie = big_eq(&f->G, &p->B[1], nl);
+        int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
         if (ka <= mc) {
-            iv g = minus_e(big_over_Q(&f->G, p), p);
+            big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
+            iv g = minus_e(big_over_Q(&G, p), p);
             uf s0 = sf_lo(r1, ka), d1 = uf_mul(D_lo, ssum_lo(r1, ka + 1), 0);
             Sp_up = uf_add(Sp_up, uf_mul(pm_lo, s0, 0), 0);
             Sx_up = uf_add(Sx_up, uf_mul(pm_lo, uf_add(uf_mul(s0, g.lo, 0), d1, 0), 0), 0);
@@ -936,10 +951,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
                 Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
         }
         if (kb >= 0) {
-            big H;
-            if (tie) H = p->B[1];
-            else { big nG; big_negate(&nG, &f->G, nl); big_add(&H, &p->B[1], &nG, nl); }
-            iv h = plus_e(big_over_Q(&H, p), p);
+            iv h = plus_e(big_over_Q(tie ? &p->B[1] : &f->r, p), p);     /* H = r, B_1 on a tie */
             uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
             Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, c0, 0), 0);
             Sx_lo = uf_add(Sx_lo, uf_mul(pm_lo, uf_add(uf_mul(c0, h.lo, 0), d1, 0), 0), 0);
@@ -1141,6 +1153,12 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     p->q_one = p->invQ.lo.hi == (1ULL << 63) && p->invQ.lo.lo == 0 && p->invQ.lo.e == -127 &&
                p->invQ.hi.hi == (1ULL << 63) && p->invQ.hi.lo == 0 && p->invQ.hi.e == -127;
     for (int l = 0; l <= L; l++) { p->Bd[l] = big_to_double(&p->B[l], nl); p->B2d[l] = big_to_double(&p->B2[l], nl); }
+    if (L >= 2) {           /* B_2 = cq B_1 + cr: cq = first t with B_2 - t B_1 < 0, minus 1 */
+        big nB2; big_negate(&nB2, &p->B[2], nl);
+        i64 cq = first_pos(&nB2, &p->B[1], p->Bd[1], (i64)1 << 62, nl) - 1;   /* -B_2 + t B_1 > 0 */
+        big cr; big_addmul(&cr, &nB2, (u64)cq, &p->B[1], nl);   /* -B_2 + cq B_1 = -cr <= 0 */
+        p->cq21 = cq; p->ncr21 = cr;                             /* -cr */
+    }
     {
         int a, b; PyObject *m1, *m2;
         if (!PyArg_ParseTuple(o_e, "iOiO", &a, &m1, &b, &m2)) goto done;
