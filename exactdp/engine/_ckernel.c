@@ -263,6 +263,14 @@ static inline void big_add(big *r, const big *a, const big *b, int nl) {
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
+    if (nl == 2 && !(a->w[1] >> 63)) {    /* a nonnegative 127-bit value: exact */
+        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
+        if (!h) { if (!l) { *lo = *hi = UF0; return; } h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        lo->hi = h; lo->lo = l; lo->e = e - sh;
+        *hi = *lo; return;
+    }
     big t;
     if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
     for (int i = nl; i < NL; i++) t.w[i] = 0;
