@@ -631,10 +631,12 @@ static void evict_rows(rows_ctx *c) {
     free(a);
 }
 
-static inline row_t *get_row(rows_ctx *c, int l, i64 m) {
+/* the row (l, m), made on first use; evict: whether rows may be evicted first (only where
+ * no other row pointer is held: leaf_children holds its parent's row and its leaves') */
+static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict) {
     row_t *r = c->lev[l].rows[m];
     if (r) { r->used = ++c->clock; return r; }
-    if (c->cells > c->max_cells) evict_rows(c);
+    if (evict && c->cells > c->max_cells) evict_rows(c);
     r = make_row(c, &c->lev[l], m);
     if (!r) return NULL;
     r->used = ++c->clock;
@@ -922,7 +924,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         nt++;
         if (mc == 0) { Sp_eq = uf_add(Sp_eq, pm_lo, 0); continue; }    /* a point: Z == tau */
         acc->leaves++;
-        row_t *r1 = get_row(rc, 1, mc);
+        row_t *r1 = get_row(rc, 1, mc, 0);
         if (!r1) return rc->err ? rc->err : 1;
         leaf_t *f = &lv[nlv++];
         f->row = r1; f->pm = pm_lo;
@@ -1015,7 +1017,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             continue;
         }
         if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
-        row_t *row = get_row(rc, l, m);
+        row_t *row = get_row(rc, l, m, 1);
         if (!row) { free(stack); return rc->err ? rc->err : 1; }
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
