@@ -415,9 +415,6 @@ static void arena_open(rows_ctx *c, size_t bytes) {
         if (!g_arena.base) {
             void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if (q == MAP_FAILED) { __atomic_clear(&g_arena.busy, __ATOMIC_RELEASE); return; }
-#ifdef MADV_HUGEPAGE
-            madvise(q, bytes, MADV_HUGEPAGE);
-#endif
             g_arena.base = (char *)q; g_arena.size = bytes;
         }
         c->arena = g_arena.base; c->arena_size = g_arena.size; c->arena_used = 0; c->arena_shared = 1;
@@ -425,9 +422,6 @@ static void arena_open(rows_ctx *c, size_t bytes) {
     }
     void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (q == MAP_FAILED) return;
-#ifdef MADV_HUGEPAGE
-    madvise(q, bytes, MADV_HUGEPAGE);
-#endif
     c->arena = (char *)q; c->arena_size = bytes; c->arena_used = 0;
 #else
     (void)c; (void)bytes;
