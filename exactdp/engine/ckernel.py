@@ -28,10 +28,19 @@ The certificate (why the enclosures are rigorous):
   both at most ``row_tol`` (the arb rows wait for ``r <= 1/2``, which runs rows
   with ``theta`` near 1/2 out to ``2m/3``).  Rows are evicted least recently used
   beyond :data:`MAX_CELLS`; each row's mode value is kept as the anchor its
-  neighbours start from.
+  neighbours start from.  Row cells come from one memory arena kept between walks.
 * **Comparisons** with the threshold are exact: integers of ``NL`` 64-bit limbs
   (two's complement); :func:`compiled_tail_sums` refuses (returns ``None``) when a
   value could exceed them.
+* **Leaves** (the nodes whose children are points, ~95 % of a walk) are summed inside
+  their level-2 parent: per unit of the parent's mass, the sums over its children of
+  ``pmf_2(t) * (tail of Bin(m - t, theta_1) at the child's threshold)`` are taken with
+  round-down operations on lower ends only; the upper ends are the lower sums times one
+  factor (the rows' factors and ``(1 - 2^-127)^-(13 + terms)``) plus the rows' tails
+  (the children's masses sum to at most 1).  The tree, node and leaf counts are the arb
+  walk's.  Children not expanded are bounded per group (before / after the first
+  expanded child) by their total mass times the extreme conditional mean and excesses,
+  which are monotone in ``t``.
 * **Constants** (theta, rho, conditional means, ``1/Q``) are rounded outward here,
   in Python, from their exact rationals (:func:`to_uf`).
 
