@@ -374,7 +374,7 @@ typedef struct {
 typedef struct {
     int L; i64 n;
     level_t *lev;       /* 1..L */
-    uf tol, row_tol;
+    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-20 */
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
@@ -834,6 +834,26 @@ static inline int big_eq(const big *a, const big *b, int nl) {
  * mu_{l-1} and its largest excess (Zs + t W_l + (m - t) W_{l-1} - tau)+ increase with t,
  * its largest deficit (tau - Zs - t W_l - (m - t) W_0)+ decreases: each is bounded by its
  * value at tmax (tmin) times S. */
+/* One child T_l = t of the node (l, m, E), of mass at most cm_hi, not expanded: its
+ * exact conditional mean and largest excess and deficit times its mass. */
+static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, i64 m, uf cm_hi) {
+    const int nl = p->nl;
+    big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
+    i64 mc = m - t;
+    acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+    big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                /* Zs_c Q */
+    uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
+    acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
+    big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
+    uf upb = up_minus_e(&X, p);
+    if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
+    acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
+    big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
+    acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
+}
+
+/* Children not expanded: those of mass at least tol 2^-20 one by one (drop_child: they
+ * carry nearly all the dropped mass), the lighter ones per group (drop_group). */
 typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
 static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
     if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
@@ -912,7 +932,11 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
         uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
         i64 mc = m - t;
-        if (uf_lt(cm_hi, rc->tol)) { dgroup_add(nt ? &dr : &dl, t, cm_hi); continue; }
+        if (uf_lt(cm_hi, rc->tol)) {
+            if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
+            else drop_child(p, acc, E, t, 2, m, cm_hi);
+            continue;
+        }
         acc->nodes++;
         if (p->max_nodes > 0 && acc->nodes > p->max_nodes) return 3;
         nt++;
@@ -1072,7 +1096,11 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             const ufc *v = PMF(row, (t - row->ka));
             uf pm_lo = ufc_get(v);
             uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
-            if (uf_lt(cm_hi, rc->tol)) { dgroup_add(sp > sp0 ? &dr : &dl, t, cm_hi); continue; }
+            if (uf_lt(cm_hi, rc->tol)) {
+                if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(sp > sp0 ? &dr : &dl, t, cm_hi);
+                else drop_child(p, acc, &nd.E, t, l, m, cm_hi);
+                continue;
+            }
             node_t *c = &stack[sp++];
             c->l = l - 1; c->m = m - t; big_addmul(&c->E, &nd.E, (u64)t, &p->Wq[l], nl);
             c->plo = uf_mul(P.lo, pm_lo, 0); c->phi = cm_hi;
@@ -1172,6 +1200,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     }
     rc.L = L; rc.n = n; rc.max_cells = max_cells;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
+    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= 20;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
     rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
