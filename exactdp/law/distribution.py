@@ -52,8 +52,8 @@ __all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", 
 #: subtree mass below which fast mode does not expand (its mass enters the error bound)
 FAST_TOL = 1e-14
 #: truncation of the fast run that estimates a certified query's magnitude (refined when
-#: the quantity is below 1e4 times it)
-_MAGNITUDE_TOL = 1e-10
+#: the quantity is below 1e3 times it)
+_MAGNITUDE_TOL = 1e-8
 
 
 def _mul_pos(a: Interval, b: Interval) -> Interval:
@@ -141,12 +141,13 @@ class PrivacyRatio:
         prec = int(3.33 * digits) + 64
         thr = self._threshold(x, eps, prec)
         # magnitude estimate from fast mode (truncation relative to the quantity): a coarse
-        # run first (its value within ~1e-4 of the quantity when it exceeds 1e4 ftol)
+        # run first, kept when the quantity exceeds 1e3 ftol (its sums are lower ends: an
+        # estimate below the quantity only makes the truncation finer than needed)
         ftol = _MAGNITUDE_TOL
         for _ in range(8):
             f = self._fast(thr, ftol)
             est = abs(quantity(f, fast=True))
-            if est > ftol * 1e4 or ftol <= 1e-290:
+            if est > ftol * 1e3 or ftol <= 1e-290:
                 break
             ftol = max(est * 1e-10 if est > 0 else ftol * 1e-40, 1e-300)
         rmax_log = math.log10(max(1.0, float(self.mechanism.ratio_max)))
