@@ -971,7 +971,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         i64 kb = ka - 1 - tie;
         if (ka <= mc) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
-            iv g = minus_e(big_over_Q(&G, p), p);
+            iv g = big_over_Q(&G, p);
+            if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
             uf s0 = sf_lo(r1, ka), d1 = uf_mul(D_lo, ssum_lo(r1, ka + 1), 0);
             Sp_up = uf_add(Sp_up, uf_mul(pm_lo, s0, 0), 0);
             Sx_up = uf_add(Sx_up, uf_mul(pm_lo, uf_add(uf_mul(s0, g.lo, 0), d1, 0), 0), 0);
@@ -979,7 +980,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
                 Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
         }
         if (kb >= 0) {
-            iv h = plus_e(big_over_Q(tie ? &p->B[1] : &f->r, p), p);     /* H = r, B_1 on a tie */
+            iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
+            if (!p->tau_exact) h = plus_e(h, p);
             uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
             Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, c0, 0), 0);
             Sx_lo = uf_add(Sx_lo, uf_mul(pm_lo, uf_add(uf_mul(c0, h.lo, 0), d1, 0), 0), 0);
