@@ -20,6 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 typedef unsigned __int128 u128;
 typedef uint64_t u64;
@@ -260,6 +263,14 @@ static inline void big_add(big *r, const big *a, const big *b, int nl) {
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
+    if (nl == 2 && !(a->w[1] >> 63)) {    /* a nonnegative 127-bit value: exact */
+        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
+        if (!h) { if (!l) { *lo = *hi = UF0; return; } h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        lo->hi = h; lo->lo = l; lo->e = e - sh;
+        *hi = *lo; return;
+    }
     big t;
     if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
     for (int i = nl; i < NL; i++) t.w[i] = 0;
@@ -331,12 +342,22 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 /* ------------------------------------------------------------------ binomial rows */
 typedef struct {
     i64 m, ka, kb, n;
-    ufc *pmf, *suf, *suf2, *pre, *pre2;   /* round-down values; sums exclude the tails */
+    ufc *cells;     /* round-down values (sums exclude the tails), interleaved: see PMF .. PRE2 */
     uf F;                                   /* exact <= stored * F */
     uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
     i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
     u64 used;                               /* last use (LRU clock) */
 } row_t;
+
+/* A row's five arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells
+ * of five values and shifted so that cell i + 2 holds what a leaf with ka = k needs
+ * (suf[i], suf2[i + 1], pre[i - 1], pre2[i - 2], pmf[i - 1]): one cache line or two per
+ * leaf instead of five (leaf_children); n + 4 cells. */
+#define PMF(r, i)  ((r)->cells + 5 * ((i) + 3) + 0)
+#define SUF(r, i)  ((r)->cells + 5 * ((i) + 2) + 1)
+#define SUF2(r, i) ((r)->cells + 5 * ((i) + 1) + 2)
+#define PRE(r, i)  ((r)->cells + 5 * ((i) + 3) + 3)
+#define PRE2(r, i) ((r)->cells + 5 * ((i) + 4) + 4)
 
 typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
@@ -345,31 +366,87 @@ typedef struct {
     /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
        down) and its count; has[m] = 0 when unknown */
     i64 *amode, *acnt; uf *apm; char *has;
+    /* rho / (k + 1) and (1 / rho) / k, rounded down and up, k = 0..n (index k), on first use:
+       a row's ratio rho (m - k) / (k + 1) is then one product with an integer */
+    uf *rk_lo, *rk_hi, *ik_lo, *ik_hi; char *rk_ok, *ik_ok;
 } level_t;
 
 typedef struct {
     int L; i64 n;
     level_t *lev;       /* 1..L */
-    uf tol, row_tol;
+    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-20 */
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
     i64 *cnt;           /* scratch counts */
+    struct leaf_s *leaves;  /* scratch for leaf_children, size n + 1 */
     i64 cells, max_cells;
+    char *arena; size_t arena_size, arena_used; int arena_shared;   /* row cells, bump-allocated (row_cells) */
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
 } rows_ctx;
 
-static void free_row(row_t *r) {
+/* Row cells come from one arena reserved for the walk (mmap, transparent huge pages where
+ * the kernel offers them: a few page faults instead of one per 4 KiB), else malloc; the
+ * arena is released after the walk, so a row evicted from it is not reused. */
+static int in_arena(const rows_ctx *c, const void *q) {
+    return c->arena && (const char *)q >= c->arena && (const char *)q < c->arena + c->arena_size;
+}
+static ufc *row_cells(rows_ctx *c, size_t count) {
+    size_t bytes = (count * sizeof(ufc) + 63) & ~(size_t)63;
+    if (c->arena && c->arena_used + bytes <= c->arena_size) {
+        ufc *q = (ufc *)(c->arena + c->arena_used);
+        c->arena_used += bytes;
+        return q;
+    }
+    return (ufc *)malloc(count * sizeof(ufc));
+}
+/* One arena is kept between walks: its pages stay mapped (resident up to the largest walk
+ * so far, at most MAX_CELLS cells), so a second walk, e.g. the certified run after the
+ * magnitude run, does not fault and clear them again.  A walk that finds it busy (another
+ * thread: the walk runs without the GIL) maps its own and unmaps it after. */
+static struct { char *base; size_t size; int busy; } g_arena = {NULL, 0, 0};
+
+static void arena_open(rows_ctx *c, size_t bytes) {
+#ifdef __linux__
+    c->arena_shared = 0;
+    if (!__atomic_test_and_set(&g_arena.busy, __ATOMIC_ACQUIRE)) {
+        if (g_arena.base && g_arena.size < bytes) { munmap(g_arena.base, g_arena.size); g_arena.base = NULL; }
+        if (!g_arena.base) {
+            void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (q == MAP_FAILED) { __atomic_clear(&g_arena.busy, __ATOMIC_RELEASE); return; }
+            g_arena.base = (char *)q; g_arena.size = bytes;
+        }
+        c->arena = g_arena.base; c->arena_size = g_arena.size; c->arena_used = 0; c->arena_shared = 1;
+        return;
+    }
+    void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (q == MAP_FAILED) return;
+    c->arena = (char *)q; c->arena_size = bytes; c->arena_used = 0;
+#else
+    (void)c; (void)bytes;
+#endif
+}
+static void arena_close(rows_ctx *c) {
+#ifdef __linux__
+    if (c->arena && c->arena_shared) {
+        __atomic_clear(&g_arena.busy, __ATOMIC_RELEASE);
+    } else if (c->arena) munmap(c->arena, c->arena_size);
+#endif
+    c->arena = NULL;
+}
+
+static void free_row_in(rows_ctx *c, row_t *r) {
     if (!r) return;
-    free(r->pmf);
+    if (!in_arena(c, r->cells)) free(r->cells);
     free(r);
 }
+
 
 static void clear_rows(rows_ctx *c) {
     for (int l = 1; l <= c->L; l++)
         for (i64 m = 0; m <= c->n; m++)
-            if (c->lev[l].rows[m]) { free_row(c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
+            if (c->lev[l].rows[m]) { free_row_in(c, c->lev[l].rows[m]); c->lev[l].rows[m] = NULL; }
     c->cells = 0;
 }
 
@@ -378,6 +455,16 @@ static inline void recip_fill(rows_ctx *c, i64 k) {
 }
 static inline uf RLO(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rlo_[k]; }
 static inline uf RHI(rows_ctx *c, i64 k) { if (!c->rok[k]) recip_fill(c, k); return c->rhi_[k]; }
+
+/* rho / (k + 1) (rounded down: 3 roundings from rho; up) and (1 / rho) / j, j >= 1 */
+static inline void rk_fill(rows_ctx *c, level_t *lv, i64 k) {
+    lv->rk_lo[k] = uf_mul(lv->rho_lo, RLO(c, k + 1), 0); lv->rk_hi[k] = uf_mul(lv->rho_hi, RHI(c, k + 1), 1);
+    lv->rk_ok[k] = 1;
+}
+static inline void ik_fill(rows_ctx *c, level_t *lv, i64 j) {
+    lv->ik_lo[j] = uf_mul(lv->irho_lo, RLO(c, j), 0); lv->ik_hi[j] = uf_mul(lv->irho_hi, RHI(c, j), 1);
+    lv->ik_ok[j] = 1;
+}
 
 /* x^k rounded down; *count: the count of x on entry, of the result on exit */
 static uf pow_down(uf x, u64 k, i64 *count) {
@@ -410,10 +497,10 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     row->m = m;
     if (m == 0) {
         row->ka = row->kb = 0; row->n = 1;
-        row->pmf = (ufc *)malloc(5 * sizeof(ufc));
-        if (!row->pmf) { free(row); c->err = 1; return NULL; }
-        row->suf = row->pmf + 1; row->suf2 = row->pmf + 2; row->pre = row->pmf + 3; row->pre2 = row->pmf + 4;
-        for (int i = 0; i < 5; i++) ufc_set(row->pmf + i, UF1);
+        row->cells = row_cells(c, 5 * 5);
+        if (!row->cells) { free(row); c->err = 1; return NULL; }
+        ufc_set(PMF(row, 0), UF1); ufc_set(SUF(row, 0), UF1); ufc_set(SUF2(row, 0), UF1);
+        ufc_set(PRE(row, 0), UF1); ufc_set(PRE2(row, 0), UF1);
         row->F = UF1; row->tl = row->tr = row->tl2 = row->tr2 = UF0;
         return row;
     }
@@ -457,12 +544,14 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk right */
     uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
     while (kk < m) {
-        uf r = uf_mul(uf_mul_u64(lv->rho_lo, (u64)(m - kk), 0), RLO(c, kk + 1), 0);
+        if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
+        uf r = uf_mul_u64(lv->rk_lo[kk], (u64)(m - kk), 0);         /* rho (m - k) / (k + 1) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk < m) {
-            uf rn = uf_mul(uf_mul_u64(lv->rho_hi, (u64)(m - kk), 1), RHI(c, kk + 1), 1);
+            if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
+            uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -471,12 +560,14 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
     while (kk > 0) {
-        uf r = uf_mul(uf_mul_u64(lv->irho_lo, (u64)kk, 0), RLO(c, m - kk + 1), 0);
+        if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
+        uf r = uf_mul_u64(lv->ik_lo[m - kk + 1], (u64)kk, 0);       /* k / ((m - k + 1) rho) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
         buf[kk] = cur; cnt[kk] = cc;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
-            uf rn = uf_mul(uf_mul_u64(lv->irho_hi, (u64)kk, 1), RHI(c, m - kk + 1), 1);
+            if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
+            uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
             if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
         }
     }
@@ -485,22 +576,21 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
     row->ka = ka; row->kb = kb; row->n = n;
-    row->pmf = (ufc *)malloc((size_t)5 * (size_t)n * sizeof(ufc));
-    if (!row->pmf) { free(row); c->err = 1; return NULL; }
-    row->suf = row->pmf + n; row->suf2 = row->pmf + 2 * n; row->pre = row->pmf + 3 * n; row->pre2 = row->pmf + 4 * n;
-    for (i64 i = 0; i < n; i++) ufc_set(row->pmf + i, buf[ka + i]);
+    row->cells = row_cells(c, (size_t)5 * (size_t)(n + 4));
+    if (!row->cells) { free(row); c->err = 1; return NULL; }
+    for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
     for (i64 i = n - 1; i >= 0; i--) {
         a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(row->suf + i, a); ufc_set(row->suf2 + i, a2);
+        ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
     }
     a = UF0; a2 = UF0;
     for (i64 i = 0; i < n; i++) {
         a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(row->pre + i, a); ufc_set(row->pre2 + i, a2);
+        ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
     }
     u64 K = (u64)(cmax + 2 * n + 2);
-    if (K > (1ULL << 60)) { c->err = 2; free_row(row); return NULL; }
+    if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
     /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
     row->tl = tl; row->tr = tr;
@@ -529,16 +619,18 @@ static void evict_rows(rows_ctx *c) {
     for (i64 i = 0; i < count && c->cells > c->max_cells / 4 * 3; i++) {
         row_t *r = c->lev[a[i].l].rows[a[i].m];
         c->cells -= r->n;
-        free_row(r);
+        free_row_in(c, r);
         c->lev[a[i].l].rows[a[i].m] = NULL;
     }
     free(a);
 }
 
-static inline row_t *get_row(rows_ctx *c, int l, i64 m) {
+/* the row (l, m), made on first use; evict: whether rows may be evicted first (only where
+ * no other row pointer is held: leaf_children holds its parent's row and its leaves') */
+static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict) {
     row_t *r = c->lev[l].rows[m];
     if (r) { r->used = ++c->clock; return r; }
-    if (c->cells > c->max_cells) evict_rows(c);
+    if (evict && c->cells > c->max_cells) evict_rows(c);
     r = make_row(c, &c->lev[l], m);
     if (!r) return NULL;
     r->used = ++c->clock;
@@ -555,11 +647,11 @@ static inline iv sf_ge(const row_t *r, i64 k) {
     if (k > r->m) return iv_pt(UF0);
     if (k > r->kb) { out.lo = UF0; out.hi = r->tr; return out; }
     if (k < r->ka) {
-        out.lo = ufc_get(r->suf);
-        out.hi = uf_add(uf_add(hi_of(r, r->suf), r->tr, 1), r->tl, 1);
+        out.lo = ufc_get(SUF(r, 0));
+        out.hi = uf_add(uf_add(hi_of(r, SUF(r, 0)), r->tr, 1), r->tl, 1);
         return out;
     }
-    const ufc *v = r->suf + (k - r->ka);
+    const ufc *v = SUF(r, (k - r->ka));
     out.lo = ufc_get(v); out.hi = uf_add(hi_of(r, v), r->tr, 1);
     return out;
 }
@@ -570,12 +662,12 @@ static inline iv cdf_le(const row_t *r, i64 k) {
     if (k >= r->m) return iv_pt(UF1);
     if (k < r->ka) { out.lo = UF0; out.hi = r->tl; return out; }
     if (k > r->kb) {
-        const ufc *v = r->pre + (r->n - 1);
+        const ufc *v = PRE(r, (r->n - 1));
         out.lo = ufc_get(v);
         out.hi = uf_add(uf_add(hi_of(r, v), r->tl, 1), r->tr, 1);
         return out;
     }
-    const ufc *v = r->pre + (k - r->ka);
+    const ufc *v = PRE(r, (k - r->ka));
     out.lo = ufc_get(v); out.hi = uf_add(hi_of(r, v), r->tl, 1);
     return out;
 }
@@ -587,7 +679,7 @@ static inline iv ssum_ge(const row_t *r, i64 k) {
     if (k > r->kb) { out.lo = UF0; out.hi = r->tr2; return out; }
     if (k >= r->ka) {
         i64 i = k - r->ka;
-        const ufc *v = r->suf2 + i;
+        const ufc *v = SUF2(r, i);
         out.lo = ufc_get(v);
         out.hi = uf_add(uf_add(hi_of(r, v), r->tr2, 1), uf_mul_u64(r->tr, (u64)(r->n - i), 1), 1);
         return out;
@@ -595,10 +687,10 @@ static inline iv ssum_ge(const row_t *r, i64 k) {
     i64 a1 = (r->ka - 1 < 0 ? r->ka - 1 : 0) - k + 1; if (a1 < 0) a1 = 0;
     i64 a2 = r->ka - 1 - (k > 1 ? k : 1) + 1; if (a2 < 0) a2 = 0;
     iv s2, s1;
-    s2.lo = ufc_get(r->suf2);
-    s2.hi = uf_add(uf_add(hi_of(r, r->suf2), r->tr2, 1), uf_mul_u64(r->tr, (u64)r->n, 1), 1);
-    s1.lo = ufc_get(r->suf);
-    s1.hi = uf_add(uf_add(hi_of(r, r->suf), r->tr, 1), r->tl, 1);
+    s2.lo = ufc_get(SUF2(r, 0));
+    s2.hi = uf_add(uf_add(hi_of(r, SUF2(r, 0)), r->tr2, 1), uf_mul_u64(r->tr, (u64)r->n, 1), 1);
+    s1.lo = ufc_get(SUF(r, 0));
+    s1.hi = uf_add(uf_add(hi_of(r, SUF(r, 0)), r->tr, 1), r->tl, 1);
     out = iv_add(iv_add(s2, iv_pt(uf_from_u64((u64)a1))), iv_mul_u64(s1, (u64)a2));
     return out;
 }
@@ -610,7 +702,7 @@ static inline iv csum_le(const row_t *r, i64 k) {
     if (k < r->ka) { out.lo = UF0; out.hi = r->tl2; return out; }
     if (k <= r->kb) {
         i64 i = k - r->ka;
-        const ufc *v = r->pre2 + i;
+        const ufc *v = PRE2(r, i);
         out.lo = ufc_get(v);
         out.hi = uf_add(uf_add(hi_of(r, v), r->tl2, 1), uf_mul_u64(r->tl, (u64)(i + 1), 1), 1);
         return out;
@@ -618,7 +710,7 @@ static inline iv csum_le(const row_t *r, i64 k) {
     i64 mx = r->kb + 1 > r->m ? r->kb + 1 : r->m;
     i64 a1 = k - mx + 1; if (a1 < 0) a1 = 0;
     i64 a2 = (k < r->m - 1 ? k : r->m - 1) - (r->kb + 1) + 1; if (a2 < 0) a2 = 0;
-    const ufc *v2 = r->pre2 + (r->n - 1), *v1 = r->pre + (r->n - 1);
+    const ufc *v2 = PRE2(r, (r->n - 1)), *v1 = PRE(r, (r->n - 1));
     iv s2, s1;
     s2.lo = ufc_get(v2);
     s2.hi = uf_add(uf_add(hi_of(r, v2), r->tl2, 1), uf_mul_u64(r->tl, (u64)r->n, 1), 1);
@@ -633,16 +725,57 @@ static iv pmf_at(const row_t *r, i64 t) {
     if (t < 0 || t > r->m) return iv_pt(UF0);
     if (t < r->ka) { out.lo = UF0; out.hi = r->tl; return out; }
     if (t > r->kb) { out.lo = UF0; out.hi = r->tr; return out; }
-    const ufc *v = r->pmf + (t - r->ka);
+    const ufc *v = PMF(r, (t - r->ka));
     out.lo = ufc_get(v); out.hi = hi_of(r, v);
     return out;
 }
 
+/* Lower ends of sf_ge, cdf_le, ssum_ge, csum_le and pmf_at alone (the leaves' sums, see
+ * leaf_children): each is the lower end those functions return, computed by the same
+ * round-down operations (at most 3), so the exact value v satisfies
+ *     v <= lower * F * (1 - 2^-127)^-3 + tail,
+ * with the row's tail terms at most row_tol (2 m + 1 + n) <= row_tol (3 m + 2), n <= m + 1
+ * the window size: 2 row_tol for sf and cdf, row_tol for the pmf, 0 when the row is not cut. */
+static inline uf sf_lo(const row_t *r, i64 k) {
+    if (k <= 0) return UF1;
+    if (k > r->m || k > r->kb) return UF0;
+    return ufc_get(SUF(r, (k < r->ka ? 0 : k - r->ka)));
+}
+static inline uf cdf_lo(const row_t *r, i64 k) {
+    if (k < 0) return UF0;
+    if (k >= r->m) return UF1;
+    if (k < r->ka) return UF0;
+    return ufc_get(PRE(r, (k > r->kb ? r->n - 1 : k - r->ka)));
+}
+static inline uf ssum_lo(const row_t *r, i64 k) {
+    if (k > r->m || k > r->kb) return UF0;
+    if (k >= r->ka) return ufc_get(SUF2(r, (k - r->ka)));
+    i64 a1 = (r->ka - 1 < 0 ? r->ka - 1 : 0) - k + 1; if (a1 < 0) a1 = 0;
+    i64 a2 = r->ka - 1 - (k > 1 ? k : 1) + 1; if (a2 < 0) a2 = 0;
+    return uf_add(uf_add(ufc_get(SUF2(r, 0)), uf_from_u64((u64)a1), 0), uf_mul_u64(ufc_get(SUF(r, 0)), (u64)a2, 0), 0);
+}
+static inline uf csum_lo(const row_t *r, i64 k) {
+    if (k < 0 || k < r->ka) return UF0;
+    if (k <= r->kb) return ufc_get(PRE2(r, (k - r->ka)));
+    i64 mx = r->kb + 1 > r->m ? r->kb + 1 : r->m;
+    i64 a1 = k - mx + 1; if (a1 < 0) a1 = 0;
+    i64 a2 = (k < r->m - 1 ? k : r->m - 1) - (r->kb + 1) + 1; if (a2 < 0) a2 = 0;
+    return uf_add(uf_add(ufc_get(PRE2(r, (r->n - 1))), uf_from_u64((u64)a1), 0),
+                  uf_mul_u64(ufc_get(PRE(r, (r->n - 1))), (u64)a2, 0), 0);
+}
+static inline uf pmf_lo(const row_t *r, i64 t) {
+    if (t < 0 || t > r->m || t < r->ka || t > r->kb) return UF0;
+    return ufc_get(PMF(r, (t - r->ka)));
+}
+
 /* ------------------------------------------------------------------ the walk */
 typedef struct { int l; i64 m; big E; uf plo, phi; } node_t;
+#define LEAF_AHEAD 3
+typedef struct leaf_s { const row_t *row; uf pm; i64 ka; big r; } leaf_t;
 
 typedef struct {
-    int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one;
+    int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one; int tau_exact;
+    i64 cq21; big ncr21;      /* B_2 = cq21 B_1 + cr21, 0 <= cr21 < B_1 (L >= 2); ncr21 = -cr21 */
     big Wq[65], B[65], B2[65], Pbig, E0;
     double Bd[65], B2d[65];
     iv invQ, mu[65], muW0[65], Wmu[65], slope[65];
@@ -691,6 +824,189 @@ static inline iv big_over_Q(const big *x, const params *p) {
     return r;
 }
 
+static inline int big_eq(const big *a, const big *b, int nl) {
+    for (int i = 0; i < nl; i++) if (a->w[i] != b->w[i]) return 0;
+    return 1;
+}
+
+/* Children T_l = t (tmin <= t <= tmax) of the node (l, m, E), not expanded, of total mass
+ * at most S (each below tol).  A child's conditional mean E[Z | t] = Zs + t W_l + (m - t)
+ * mu_{l-1} and its largest excess (Zs + t W_l + (m - t) W_{l-1} - tau)+ increase with t,
+ * its largest deficit (tau - Zs - t W_l - (m - t) W_0)+ decreases: each is bounded by its
+ * value at tmax (tmin) times S. */
+/* One child T_l = t of the node (l, m, E), of mass at most cm_hi, not expanded: its
+ * exact conditional mean and largest excess and deficit times its mass. */
+static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, i64 m, uf cm_hi) {
+    const int nl = p->nl;
+    big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
+    i64 mc = m - t;
+    acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+    big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                /* Zs_c Q */
+    uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
+    acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
+    big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
+    uf upb = up_minus_e(&X, p);
+    if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
+    acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
+    big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
+    acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
+}
+
+/* Children not expanded: those of mass at least tol 2^-20 one by one (drop_child: they
+ * carry nearly all the dropped mass), the lighter ones per group (drop_group). */
+typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
+static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
+    if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
+    if (t < g->tmin) g->tmin = t;
+    if (t > g->tmax) g->tmax = t;
+    g->S = uf_add(g->S, cm_hi, 1);
+}
+static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, const dgroup_t *g) {
+    if (g->tmin > g->tmax) return;
+    const int nl = p->nl;
+    uf S = g->S;
+    acc->d_P = uf_add(acc->d_P, S, 1);
+    big Ec; big_addmul(&Ec, E, (u64)g->tmax, &p->Wq[l], nl);     /* child's (Zs Q - P) at tmax */
+    i64 mc = m - g->tmax;
+    big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                      /* Zs_c Q */
+    uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
+    acc->d_E = uf_add(acc->d_E, uf_mul(S, ez, 1), 1);
+    big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
+    uf upb = up_minus_e(&X, p);
+    if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
+    acc->d_up = uf_add(acc->d_up, uf_mul(S, upb, 1), 1);
+    big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
+    big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
+    acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
+}
+#define DGROUP_INIT {{0, 0, 0}, 1, 0}
+
+/* The children T_2 = t (lo_w <= t <= hi_w, straddling tau) of a node at level 2 are leaves:
+ * the same nodes as pushed and popped one by one (counted alike), summed here instead.
+ * A leaf of m' = m - t free users (categories 0, 1) has Z(x) = Zs' + m' W_0 + x (W_1 - W_0)
+ * for T_1 = x; with AL = (Zs' + m' W_0) Q - P (<= 0, the child is not wholly above) the
+ * values x >= ka (first with AL + x B_1 > 0) are above tau, G = AL + ka B_1 in (0, B_1];
+ * x = ka - 1 is a tie when G == B_1; below tau: x <= kb = ka - 1 - tie with
+ * H = -(AL + kb B_1) = B_1 - G (B_1 on a tie).  So per leaf
+ *     up_P = P_c sf(ka),  up_X = P_c (sf(ka) g + (W_1 - W_0) ssum(ka + 1)),  g = G/Q - e,
+ *     lo_P = P_c cdf(kb), lo_X = P_c (cdf(kb) h + (W_1 - W_0) csum(kb - 1)),  h = H/Q + e,
+ *     eq_P = P_c pmf(ka - 1) on a tie,
+ * with P_c = P pmf_2(t) the child's mass.  The sums over t of pmf_2(t) * (...) are taken
+ * per unit of the node's mass with round-down operations on lower ends only (each term
+ * at most 4 of them, the running sum one per term); the upper ends follow from
+ *     exact <= sum * F_2 * F_1 * (1 - 2^-127)^-(13 + nt) + tails
+ * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms;
+ * the 13: 3 for a lookup, 4 for a term, 5 + 1 for g or h and W_1 - W_0 when tau is exact
+ * (g's upper end within (1 - 2^-127)^-5 of its lower end); for an irrational tau the
+ * excess sums are also taken with the upper ends of g and h); the tails: the leaves'
+ * masses pmf_2(t) sum to at most 1, so the rows' tails add at most 2 row_tol to a mass,
+ * row_tol (2 (2 D + 1) + D (3 m + 2)) <= row_tol (D + 1)(3 m + 8) to an excess
+ * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut.
+ * Returns 0, or the walk's error code. */
+static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E, const big *A, i64 m,
+                         iv P, const row_t *row, i64 lo_w, i64 hi_w) {
+    const int nl = p->nl;
+    uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
+    u64 K1 = 0; int cut = 0; i64 nt = 0;
+    const uf D_lo = p->slope[1].lo;
+    /* pass 1: which children are expanded, their rows and thresholds ka; the cells the
+       sums need are prefetched (the rows of many sizes do not stay in cache) */
+    leaf_t *lv = rc->leaves;
+    i64 nlv = 0;
+    dgroup_t dl = DGROUP_INIT, dr = DGROUP_INIT;     /* dropped before / after the first expanded */
+    /* -(A + t B_2) = q B_1 + r, 0 <= r < B_1 (A + t B_2 <= 0: the child is not wholly above),
+       kept from t to t + 1 with B_2 = cq B_1 + cr; then ka = q + 1 and G = B_1 - r */
+    i64 q; big r;
+    {
+        big AL; big_addmul(&AL, A, (u64)lo_w, &p->B[2], nl);
+        q = first_pos(&AL, &p->B[1], p->Bd[1], m - lo_w, nl) - 1;
+        big_addmul(&r, &AL, (u64)q, &p->B[1], nl);                /* AL + q B_1 = -r */
+        big_negate(&r, &r, nl);
+    }
+    for (i64 t = lo_w; t <= hi_w; t++) {
+        if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
+            big_add(&r, &r, &p->ncr21, nl);
+            q -= p->cq21;
+            if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
+        }
+        uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
+        uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+        i64 mc = m - t;
+        if (uf_lt(cm_hi, rc->tol)) {
+            if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
+            else drop_child(p, acc, E, t, 2, m, cm_hi);
+            continue;
+        }
+        acc->nodes++;
+        if (p->max_nodes > 0 && acc->nodes > p->max_nodes) return 3;
+        nt++;
+        if (mc == 0) { Sp_eq = uf_add(Sp_eq, pm_lo, 0); continue; }    /* a point: Z == tau */
+        acc->leaves++;
+        row_t *r1 = get_row(rc, 1, mc, 0);
+        if (!r1) return rc->err ? rc->err : 1;
+        leaf_t *f = &lv[nlv++];
+        f->row = r1; f->pm = pm_lo;
+        f->ka = q + 1;
+        f->r = r;
+    }
+    drop_group(p, acc, E, 2, m, &dl);
+    drop_group(p, acc, E, 2, m, &dr);
+    /* pass 2: the sums */
+    for (i64 j = 0; j < nlv; j++) {
+        if (j + LEAF_AHEAD < nlv) {            /* the cells a leaf ahead needs, into cache */
+            const leaf_t *f2 = &lv[j + LEAF_AHEAD];
+            i64 i = f2->ka - f2->row->ka;
+            if (i >= -2 && i < f2->row->n + 2) {
+                const char *c = (const char *)(f2->row->cells + 5 * (i + 2));
+                __builtin_prefetch(c); __builtin_prefetch(c + 64); __builtin_prefetch(c + 99);
+            }
+        }
+        const leaf_t *f = &lv[j];
+        const row_t *r1 = f->row;
+        uf pm_lo = f->pm;
+        i64 mc = r1->m, ka = f->ka;
+        if (r1->F.lo > K1) K1 = r1->F.lo;
+        cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
+        int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
+        i64 kb = ka - 1 - tie;
+        if (ka <= mc) {
+            big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
+            iv g = big_over_Q(&G, p);
+            if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
+            uf s0 = sf_lo(r1, ka), d1 = uf_mul(D_lo, ssum_lo(r1, ka + 1), 0);
+            Sp_up = uf_add(Sp_up, uf_mul(pm_lo, s0, 0), 0);
+            Sx_up = uf_add(Sx_up, uf_mul(pm_lo, uf_add(uf_mul(s0, g.lo, 0), d1, 0), 0), 0);
+            if (!p->tau_exact)
+                Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
+        }
+        if (kb >= 0) {
+            iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
+            if (!p->tau_exact) h = plus_e(h, p);
+            uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
+            Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, c0, 0), 0);
+            Sx_lo = uf_add(Sx_lo, uf_mul(pm_lo, uf_add(uf_mul(c0, h.lo, 0), d1, 0), 0), 0);
+            if (!p->tau_exact)
+                Sx_lo2 = uf_add(Sx_lo2, uf_mul(pm_lo, uf_add(uf_mul(c0, h.hi, 0), d1, 0), 0), 0);
+        }
+        if (tie) Sp_eq = uf_add(Sp_eq, uf_mul(pm_lo, pmf_lo(r1, ka - 1), 0), 0);
+    }
+    if (nt == 0) return 0;
+    uf F1 = {1ULL << 63, K1, -127};
+    uf fac = uf_mul(uf_mul(row->F, F1, 1), uf_factor((u64)(13 + nt)), 1);
+    uf rt = rc->row_tol;
+    uf tP = cut ? uf_add(rt, rt, 1) : UF0;
+    uf tX = cut ? uf_mul_u64(uf_mul(rt, uf_add(p->slope[1].hi, UF1, 1), 1), (u64)(3 * m + 8), 1) : UF0;
+    uf tE = cut ? rt : UF0;
+    if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
+    iv a;
+    a.lo = Sp_up; a.hi = uf_add(uf_mul(Sp_up, fac, 1), tP, 1); acc->up_P = iv_add(acc->up_P, iv_mul(P, a));
+    a.lo = Sx_up; a.hi = uf_add(uf_mul(Sx_up2, fac, 1), tX, 1); acc->up_X = iv_add(acc->up_X, iv_mul(P, a));
+    a.lo = Sp_lo; a.hi = uf_add(uf_mul(Sp_lo, fac, 1), tP, 1); acc->lo_P = iv_add(acc->lo_P, iv_mul(P, a));
+    a.lo = Sx_lo; a.hi = uf_add(uf_mul(Sx_lo2, fac, 1), tX, 1); acc->lo_X = iv_add(acc->lo_X, iv_mul(P, a));
+    a.lo = Sp_eq; a.hi = uf_add(uf_mul(Sp_eq, fac, 1), tE, 1); acc->eq_P = iv_add(acc->eq_P, iv_mul(P, a));
+    return 0;
+}
+
 static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
     size_t cap = 1024, sp = 0;
     node_t *stack = (node_t *)malloc(cap * sizeof(node_t));
@@ -721,7 +1037,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             continue;
         }
         if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
-        row_t *row = get_row(rc, l, m);
+        row_t *row = get_row(rc, l, m, 1);
         if (!row) { free(stack); return rc->err ? rc->err : 1; }
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
@@ -771,29 +1087,28 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             if (!ns) { free(stack); return 1; }
             stack = ns;
         }
+        if (l == 2) {
+            int rc2 = leaf_children(p, rc, acc, &nd.E, &A, m, P, row, lo_w, hi_w);
+            if (rc2) { free(stack); return rc2; }
+            continue;
+        }
+        dgroup_t dl = DGROUP_INIT, dr = DGROUP_INIT;   /* dropped before / after the first pushed */
+        size_t sp0 = sp;
         for (i64 t = lo_w; t <= hi_w; t++) {
-            const ufc *v = row->pmf + (t - row->ka);
+            const ufc *v = PMF(row, (t - row->ka));
             uf pm_lo = ufc_get(v);
             uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
-            big Ec; big_addmul(&Ec, &nd.E, (u64)t, &p->Wq[l], nl);   /* child's (Zs Q - P) */
-            i64 mc = m - t;
             if (uf_lt(cm_hi, rc->tol)) {
-                acc->d_P = uf_add(acc->d_P, cm_hi, 1);
-                big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);       /* Zs_c Q */
-                uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
-                acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
-                big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
-                uf upb = up_minus_e(&X, p);
-                if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
-                acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
-                big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
-                acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
-            } else {
-                node_t *c = &stack[sp++];
-                c->l = l - 1; c->m = mc; c->E = Ec;
-                c->plo = uf_mul(P.lo, pm_lo, 0); c->phi = cm_hi;
+                if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(sp > sp0 ? &dr : &dl, t, cm_hi);
+                else drop_child(p, acc, &nd.E, t, l, m, cm_hi);
+                continue;
             }
+            node_t *c = &stack[sp++];
+            c->l = l - 1; c->m = m - t; big_addmul(&c->E, &nd.E, (u64)t, &p->Wq[l], nl);
+            c->plo = uf_mul(P.lo, pm_lo, 0); c->phi = cm_hi;
         }
+        drop_group(p, acc, &nd.E, l, m, &dl);
+        drop_group(p, acc, &nd.E, l, m, &dr);
     }
     free(stack);
     return 0;
@@ -868,24 +1183,35 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     if (parse_big(o_P, &p->Pbig) || parse_big(o_E0, &p->E0) || parse_iv(o_invQ, &p->invQ)) goto done;
     p->nl = nl;
     if (nl < 2 || nl > NL) { PyErr_SetString(PyExc_ValueError, "_ckernel: 2 <= nl <= NL"); goto done; }
+    p->tau_exact = 0;   /* set below from e */
     p->q_one = p->invQ.lo.hi == (1ULL << 63) && p->invQ.lo.lo == 0 && p->invQ.lo.e == -127 &&
                p->invQ.hi.hi == (1ULL << 63) && p->invQ.hi.lo == 0 && p->invQ.hi.e == -127;
     for (int l = 0; l <= L; l++) { p->Bd[l] = big_to_double(&p->B[l], nl); p->B2d[l] = big_to_double(&p->B2[l], nl); }
+    if (L >= 2) {           /* B_2 = cq B_1 + cr: cq = first t with B_2 - t B_1 < 0, minus 1 */
+        big nB2; big_negate(&nB2, &p->B[2], nl);
+        i64 cq = first_pos(&nB2, &p->B[1], p->Bd[1], (i64)1 << 62, nl) - 1;   /* -B_2 + t B_1 > 0 */
+        big cr; big_addmul(&cr, &nB2, (u64)cq, &p->B[1], nl);   /* -B_2 + cq B_1 = -cr <= 0 */
+        p->cq21 = cq; p->ncr21 = cr;                             /* -cr */
+    }
     {
         int a, b; PyObject *m1, *m2;
         if (!PyArg_ParseTuple(o_e, "iOiO", &a, &m1, &b, &m2)) goto done;
         p->e_lo_neg = a; p->e_hi_neg = b;
         if (parse_uf(m1, &p->e_lo_mag) || parse_uf(m2, &p->e_hi_mag)) goto done;
+        p->tau_exact = uf_zero(p->e_lo_mag) && uf_zero(p->e_hi_mag);
     }
     rc.L = L; rc.n = n; rc.max_cells = max_cells;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
+    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= 20;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
     rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
+    rc.leaves = (leaf_t *)malloc(((size_t)n + 1) * sizeof(leaf_t));
     rc.rlo_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rhi_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rok = (char *)calloc((size_t)n + 2, 1);
-    if (!rc.lev || !rc.buf || !rc.cnt || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
+    arena_open(&rc, ((size_t)max_cells + (size_t)n + 8) * 5 * sizeof(ufc) + ((size_t)L + 1) * ((size_t)n + 1) * 128);
+    if (!rc.lev || !rc.buf || !rc.cnt || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
         PyObject *t = GETSEQ(s[7], l);
@@ -903,6 +1229,10 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         lv->acnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
         lv->apm = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
         lv->has = (char *)calloc((size_t)n + 1, 1);
+        lv->rk_lo = (uf *)malloc(((size_t)n + 2) * sizeof(uf)); lv->rk_hi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+        lv->ik_lo = (uf *)malloc(((size_t)n + 2) * sizeof(uf)); lv->ik_hi = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
+        lv->rk_ok = (char *)calloc((size_t)n + 2, 1); lv->ik_ok = (char *)calloc((size_t)n + 2, 1);
+        if (!lv->rk_lo || !lv->rk_hi || !lv->ik_lo || !lv->ik_hi || !lv->rk_ok || !lv->ik_ok) { PyErr_NoMemory(); goto done; }
         if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
     }
     int rcode;
@@ -935,14 +1265,17 @@ done:
     if (rc.lev) {
         for (int l = 1; l <= L; l++) {
             if (rc.lev[l].rows) {
-                for (i64 m = 0; m <= n; m++) free_row(rc.lev[l].rows[m]);
+                for (i64 m = 0; m <= n; m++) free_row_in(&rc, rc.lev[l].rows[m]);
                 free(rc.lev[l].rows);
             }
             free(rc.lev[l].amode); free(rc.lev[l].acnt); free(rc.lev[l].apm); free(rc.lev[l].has);
+            free(rc.lev[l].rk_lo); free(rc.lev[l].rk_hi); free(rc.lev[l].ik_lo); free(rc.lev[l].ik_hi);
+            free(rc.lev[l].rk_ok); free(rc.lev[l].ik_ok);
         }
         free(rc.lev);
     }
-    free(rc.buf); free(rc.cnt); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
+    arena_close(&rc);
+    free(rc.buf); free(rc.cnt); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
     return result;
 }
 

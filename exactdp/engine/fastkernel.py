@@ -73,6 +73,8 @@ class FastTailSums:
     nodes: int
     leaves: int
     seconds: float
+    #: the truncation the run used (subtrees below it not expanded)
+    tol: float = 1e-16
 
 
 def _gammaln(x: np.ndarray) -> np.ndarray:
@@ -274,6 +276,7 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
     t0 = time.perf_counter()
     r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol)
     if r is not None:
+        r.tol = tol
         return r
     L = mech.L
     W = mech.weights
@@ -425,4 +428,4 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
         tvals.append(tt[big].astype(np.int64))
         idx = np.arange(m.size, dtype=np.int64)
     return FastTailSums(up_P, up_X, eq_P, lo_P, lo_X, drop_P, drop_E, drop_up, drop_lo, tau,
-                        nodes, leaves, time.perf_counter() - t0)
+                        nodes, leaves, time.perf_counter() - t0, tol)

@@ -51,6 +51,9 @@ __all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", 
 
 #: subtree mass below which fast mode does not expand (its mass enters the error bound)
 FAST_TOL = 1e-14
+#: truncation of the fast run that estimates a certified query's magnitude (refined when
+#: the quantity is below 1e3 times it)
+_MAGNITUDE_TOL = 1e-8
 
 
 def _mul_pos(a: Interval, b: Interval) -> Interval:
@@ -137,12 +140,14 @@ class PrivacyRatio:
         """
         prec = int(3.33 * digits) + 64
         thr = self._threshold(x, eps, prec)
-        # magnitude estimate from fast mode (truncation relative to the quantity)
-        ftol = 1e-16
+        # magnitude estimate from fast mode (truncation relative to the quantity): a coarse
+        # run first, kept when the quantity exceeds 1e3 ftol (its sums are lower ends: an
+        # estimate below the quantity only makes the truncation finer than needed)
+        ftol = _MAGNITUDE_TOL
         for _ in range(8):
             f = self._fast(thr, ftol)
             est = abs(quantity(f, fast=True))
-            if est > ftol * 1e8 or ftol <= 1e-290:
+            if est > ftol * 1e3 or ftol <= 1e-290:
                 break
             ftol = max(est * 1e-10 if est > 0 else ftol * 1e-40, 1e-300)
         rmax_log = math.log10(max(1.0, float(self.mechanism.ratio_max)))
@@ -151,7 +156,7 @@ class PrivacyRatio:
         est_log = math.log10(est) if est > 1e-290 else -300.0
         tol_log = est_log - digits - 3 - rmax_log
         try:
-            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds)
+            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds, prec=prec)
         except CapacityError:
             if fallback is None:
                 raise
@@ -183,13 +188,14 @@ class PrivacyRatio:
                               f"after 6 refinements (working precision {prec - 64} bits, "
                               f"truncation 1e{tol_log:.0f}); ask for fewer digits")
 
-    def _capacity_check(self, f, tol, max_seconds):
+    def _capacity_check(self, f, tol, max_seconds, *, prec=None):
         """Predict the certified node count from the fast run; refuse early."""
         if max_seconds is None:
             return
-        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1e16))
+        from ..engine.ckernel import seconds_per_node
+        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1 / getattr(f, "tol", 1e-16)))
         pred_nodes = f.nodes * ratio ** max(1, self.L - 1)
-        pred_seconds = pred_nodes * 1.2e-5
+        pred_seconds = pred_nodes * seconds_per_node(self.N, prec)
         if pred_seconds > max_seconds:
             raise CapacityError(
                 f"certified computation for N={self.N}, L={self.L} would take about "
