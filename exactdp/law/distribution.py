@@ -269,7 +269,9 @@ class PrivacyRatio:
                     if iv is None:
                         raise
                     break   # finer resolution not provable (or affordable): keep what we have
-                iv = getattr(r, s_kind)
+                # every attempt is certified: keep the intersection (a finer truncation
+                # may reach a coarser smoothing resolution)
+                iv = getattr(r, s_kind) if iv is None else iv.intersect(getattr(r, s_kind))
                 if iv.upper == 0 or meets_digits(iv, digits):
                     break
                 # each refinement costs ~20x more and narrows ~5x: stop (and say so) at
