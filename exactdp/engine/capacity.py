@@ -42,7 +42,8 @@ from ..core.errors import CapacityError
 from ..model.mechanism import Mechanism
 
 __all__ = ["estimate_nodes", "estimate_seconds", "check_capacity", "typical_thresholds",
-           "MAX_NODES", "PROBES", "SAFETY"]
+           "tree_seconds", "MAX_NODES", "PROBES", "SAFETY", "SECONDS_PER_NODE_COMPILED",
+           "SECONDS_PER_NODE_ARB"]
 
 MAX_NODES = 5e7
 #: random walks per estimate (Knuth's estimator, fixed seed), at least
@@ -54,6 +55,11 @@ PER_NODE = 16
 #: factor on the sampled part: the walks' estimate is unbiased but heavy-tailed, so
 #: a finite sample mostly falls below the mean (measured: 0.3-1.2x before the factor)
 SAMPLED_BIAS = 1.5
+#: seconds per node of the compiled certified kernel at small N (defined here until
+#: :mod:`exactdp.engine.ckernel` states its own); :func:`tree_seconds` adds the rows
+SECONDS_PER_NODE_COMPILED = 1.2e-6
+#: seconds per node of the python-flint (arb) walk
+SECONDS_PER_NODE_ARB = 1.2e-5
 #: factor applied to the node estimate when predicting seconds (the estimator's
 #: spread over the benchmark grid is 0.6-1.3x; the refusal stays on the safe side)
 SAFETY = 1.5
@@ -232,6 +238,26 @@ def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float
         thrash = 10.0 if rows * width > BinomialRows.MAX_CELLS else 1.0   # LRU row cache
         return nodes * 1e-5 + rows * width * 1.5e-6 * thrash
     return nodes * 3e-7 + rows * width * 1e-7
+
+
+def tree_seconds(nodes: float, N: int, *, compiled: bool | None = None) -> float:
+    """Predicted wall time of the certified tree of ``nodes`` nodes over ``N`` users.
+
+    The compiled kernel (:mod:`exactdp.engine.ckernel`, when built and ``N`` within
+    its ``MAX_N``) costs :data:`SECONDS_PER_NODE_COMPILED` per node plus its binomial
+    rows, whose cells grow like ``sqrt(N)`` (measured, L = 5, q = 0.2446, one core:
+    2.2 us per node at N = 10^3, 4-6 us at 10^4, 17-50 us at 10^5, the last with
+    the row cache thrashing); the arb walk :data:`SECONDS_PER_NODE_ARB`.
+
+    >>> tree_seconds(1e6, 1000, compiled=True) < tree_seconds(1e6, 1000, compiled=False)
+    True
+    """
+    if compiled is None:
+        from . import ckernel
+        compiled = ckernel.available() and N <= ckernel.MAX_N
+    if compiled:
+        return nodes * SECONDS_PER_NODE_COMPILED * (1 + math.sqrt(max(N, 0)) / 50)
+    return nodes * SECONDS_PER_NODE_ARB
 
 
 def check_capacity(mech: Mechanism, N: int, limit: float = MAX_NODES,

@@ -651,10 +651,25 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
         a0 = resolution if resolution is not None else max(sg_base * tol, sg_base * 1e-14)
         gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()   # P[G > a]
         n_users = N - 1 if outlier else N
-        n_slack = min(n_users // 2, 10_000)     # heavy users a node may hold
+        # heavy users a node may hold: their count is Bin(n_users, sum of the heavy pi0);
+        # beyond mean + 20 sqrt(mean) + 100 its mass is below 1e-60 (Bernstein; the walk stops
+        # with a CapacityError there); the decay is proved for the fewest light users left
+        mu_h = n_users * float(sum((pi0[l] for l in heavy), arb(0)).upper())
+        n_slack = min(n_users // 2, 10_000, math.ceil(mu_h + 20 * math.sqrt(mu_h) + 100)) if heavy else 0
         eps_int = tol / 4
         stats = {"nodes": 0, "integrals": 0}
         cache = {}
+
+        def light_only(n, with_outlier):
+            """The light law of ``n`` null users (+ the light changed user) alone (its
+            smoothness is proved only for the batch's integral, by :func:`light_law`)."""
+            key = ("law", n, with_outlier)
+            if key not in cache:
+                facs = [(pl, n)]
+                if with_outlier:
+                    facs.append(([pi1[l] / p1l_tot for l in light], 1))
+                cache[key] = _Light(wl, facs, prec)
+            return cache[key]
 
         def light_law(n, with_outlier):
             """The light law of ``n`` null users (+ the light changed user), its
@@ -665,10 +680,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 if ("decay", with_outlier) not in cache:
                     cache[("decay", with_outlier)] = {}
                 decay = cache[("decay", with_outlier)]
-                facs = [(pl, n)]
-                if with_outlier:
-                    facs.append(([pi1[l] / p1l_tot for l in light], 1))
-                law = _Light(wl, facs, prec)
+                law = light_only(n, with_outlier)
                 U1 = (math.sqrt(2 * math.log(1 / eps_int) + 10) + 4) / law.sdf
                 n_min = max(2, n_users - n_slack)
 
@@ -710,7 +722,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
             """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) for S_L vs sl from
             the Chernoff bound, or ``None`` (the node joins the batched Fourier integral)."""
             pm = float(P.upper())
-            law = light_law(n, with_outlier)[0]
+            law = light_only(n, with_outlier)
             r = chernoff_decide(law, sl, pm)
             if r is not None:
                 return r
@@ -722,7 +734,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
             shift ``s -+ a``: the Gil-Pelaez integrals are linear in the node mixture)."""
             n0 = min(n for n, _, _ in items)
             law0, U1, (T1, T2), a, sg = light_law(n0, with_outlier)
-            laws = {n: light_law(n, with_outlier)[0] for n in {n for n, _, _ in items}}
+            laws = {n: light_only(n, with_outlier) for n in {n for n, _, _ in items}}
             W = sum((P for _, _, P in items), arb(0))
             ex_gauss = arb(sg) / (2 * arb.pi()).sqrt()
             stats["integrals"] += 2

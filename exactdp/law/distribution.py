@@ -140,7 +140,17 @@ class PrivacyRatio:
         # magnitude estimate from fast mode (truncation relative to the quantity)
         ftol = 1e-16
         for _ in range(8):
-            f = self._fast(thr, ftol)
+            try:
+                f = self._fast(thr, ftol)
+            except CapacityError:
+                # the float tree refuses a level at this truncation: a coarser one still
+                # gives the magnitude; when none does, the tree is out of reach
+                if ftol < 1e-10:
+                    ftol *= 1e3
+                    continue
+                if fallback is None:
+                    raise
+                return fallback()
             est = abs(quantity(f, fast=True))
             if est > ftol * 1e8 or ftol <= 1e-290:
                 break
@@ -151,7 +161,7 @@ class PrivacyRatio:
         est_log = math.log10(est) if est > 1e-290 else -300.0
         tol_log = est_log - digits - 3 - rmax_log
         try:
-            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds)
+            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds, ftol=ftol)
         except CapacityError:
             if fallback is None:
                 raise
@@ -183,13 +193,16 @@ class PrivacyRatio:
                               f"after 6 refinements (working precision {prec - 64} bits, "
                               f"truncation 1e{tol_log:.0f}); ask for fewer digits")
 
-    def _capacity_check(self, f, tol, max_seconds):
-        """Predict the certified node count from the fast run; refuse early."""
+    def _capacity_check(self, f, tol, max_seconds, *, ftol=1e-16):
+        """Predict the certified node count from the fast run (at truncation ``ftol``)
+        and the compiled kernel's cost per node (:func:`exactdp.engine.capacity.tree_seconds`);
+        refuse early."""
         if max_seconds is None:
             return
-        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1e16))
+        from ..engine.capacity import tree_seconds
+        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1 / min(ftol, 1e-2)))
         pred_nodes = f.nodes * ratio ** max(1, self.L - 1)
-        pred_seconds = pred_nodes * 1.2e-5
+        pred_seconds = tree_seconds(pred_nodes, self.N)
         if pred_seconds > max_seconds:
             raise CapacityError(
                 f"certified computation for N={self.N}, L={self.L} would take about "
