@@ -212,9 +212,11 @@ class PrivacyRatio:
     # ---------------------------------------------------------- strategies
     def choose_method(self, *, fast: bool = False, x=None, eps=None) -> str:
         """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
-        conditioning kernel) while its predicted node count is within
-        :data:`exactdp.engine.capacity.MAX_NODES` (``fast``: the float tree, a tenth of
-        it), else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
+        conditioning kernel) while its predicted time
+        (:func:`exactdp.engine.capacity.tree_seconds` of the predicted node count) is
+        within that of :data:`exactdp.engine.capacity.MAX_NODES` nodes of the compiled
+        kernel at small N (``fast``: the float tree, a tenth of MAX_NODES nodes),
+        else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
         The prediction is the largest over typical thresholds, or the tree at the
         query's own threshold ``x`` (or ``e^eps``) when one is given.
 
@@ -228,16 +230,21 @@ class PrivacyRatio:
             # budget), else the first the pair supports
             from ..reductions.methods import supported
             return self.cache.last_method or (supported(self.pair) or ("none",))[0]
-        from ..engine.capacity import MAX_NODES, estimate_nodes
+        from ..engine.capacity import MAX_NODES, SECONDS_PER_NODE_COMPILED, estimate_nodes, tree_seconds
         # the float tree (``fast``) is cheaper per node but pays for its binomial rows at
-        # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper
+        # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper.  The
+        # certified tree: its predicted time (the compiled kernel's cost per node, which
+        # grows with N through its binomial rows) within that of MAX_NODES small-N nodes
         limit = MAX_NODES / 10 if fast else MAX_NODES
         s = None
         if x is not None or eps is not None:
             lam = float(x) if x is not None else math.exp(min(float(eps), 700.0))
             # the tree's threshold on S: forward S > lam N, reverse S < N / lam
             s = lam * self.N if self.direction == "forward" else self.N / lam
-        return "tree" if estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit) <= limit \
+        est = estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit)
+        if fast:
+            return "tree" if est <= limit else "fourier"
+        return "tree" if tree_seconds(est, self.N) <= MAX_NODES * SECONDS_PER_NODE_COMPILED \
             else "fourier"
 
     def _split(self, s_kind, x, eps, digits, excess=False):
