@@ -139,18 +139,20 @@ class PrivacyRatio:
         thr = self._threshold(x, eps, prec)
         # magnitude estimate from fast mode (truncation relative to the quantity)
         ftol = 1e-16
+        f, est = None, 1.0
         for _ in range(8):
             try:
                 f = self._fast(thr, ftol)
             except CapacityError:
-                # the float tree refuses a level at this truncation: a coarser one still
-                # gives the magnitude; when none does, the tree is out of reach
-                if ftol < 1e-10:
-                    ftol *= 1e3
-                    continue
-                if fallback is None:
-                    raise
-                return fallback()
+                # the float tree refuses a level (its level arrays, ~GBs, not the certified
+                # kernel's rows): without its magnitude the certified tree starts as if the
+                # value were of order 1 and its enclosure refines the truncation -- when the
+                # tree itself is affordable (Knuth's prediction); else Fourier, or refused
+                if f is None and not self._tree_affordable(max_seconds):
+                    if fallback is None:
+                        raise
+                    return fallback()
+                break
             est = abs(quantity(f, fast=True))
             if est > ftol * 1e8 or ftol <= 1e-290:
                 break
@@ -161,7 +163,8 @@ class PrivacyRatio:
         est_log = math.log10(est) if est > 1e-290 else -300.0
         tol_log = est_log - digits - 3 - rmax_log
         try:
-            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds, ftol=ftol)
+            if f is not None:
+                self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds, ftol=ftol)
         except CapacityError:
             if fallback is None:
                 raise
@@ -210,13 +213,18 @@ class PrivacyRatio:
                 "(--fast) or fewer digits")
 
     # ---------------------------------------------------------- strategies
+    def _tree_affordable(self, max_seconds) -> bool:
+        """Whether the certified tree is within :data:`exactdp.engine.capacity.MAX_NODES`
+        predicted nodes and (when given) its predicted time within ``max_seconds``."""
+        from ..engine.capacity import MAX_NODES, estimate_nodes, tree_seconds
+        est = estimate_nodes(self.mechanism, self.N, cap=2 * MAX_NODES)
+        return est <= MAX_NODES and (max_seconds is None or tree_seconds(est, self.N) <= max_seconds)
+
     def choose_method(self, *, fast: bool = False, x=None, eps=None) -> str:
         """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
-        conditioning kernel) while its predicted time
-        (:func:`exactdp.engine.capacity.tree_seconds` of the predicted node count) is
-        within that of :data:`exactdp.engine.capacity.MAX_NODES` nodes of the compiled
-        kernel at small N (``fast``: the float tree, a tenth of MAX_NODES nodes),
-        else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
+        conditioning kernel) while its predicted node count is within
+        :data:`exactdp.engine.capacity.MAX_NODES` (``fast``: the float tree, a tenth of
+        it), else ``"fourier"`` (:mod:`exactdp.engine.largen`, cost independent of N).
         The prediction is the largest over typical thresholds, or the tree at the
         query's own threshold ``x`` (or ``e^eps``) when one is given.
 
@@ -230,21 +238,16 @@ class PrivacyRatio:
             # budget), else the first the pair supports
             from ..reductions.methods import supported
             return self.cache.last_method or (supported(self.pair) or ("none",))[0]
-        from ..engine.capacity import MAX_NODES, SECONDS_PER_NODE_COMPILED, estimate_nodes, tree_seconds
+        from ..engine.capacity import MAX_NODES, estimate_nodes
         # the float tree (``fast``) is cheaper per node but pays for its binomial rows at
-        # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper.  The
-        # certified tree: its predicted time (the compiled kernel's cost per node, which
-        # grows with N through its binomial rows) within that of MAX_NODES small-N nodes
+        # large N: beyond MAX_NODES / 10 the coarse Fourier enclosure is cheaper
         limit = MAX_NODES / 10 if fast else MAX_NODES
         s = None
         if x is not None or eps is not None:
             lam = float(x) if x is not None else math.exp(min(float(eps), 700.0))
             # the tree's threshold on S: forward S > lam N, reverse S < N / lam
             s = lam * self.N if self.direction == "forward" else self.N / lam
-        est = estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit)
-        if fast:
-            return "tree" if est <= limit else "fourier"
-        return "tree" if tree_seconds(est, self.N) <= MAX_NODES * SECONDS_PER_NODE_COMPILED \
+        return "tree" if estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit) <= limit \
             else "fourier"
 
     def _split(self, s_kind, x, eps, digits, excess=False):
