@@ -144,8 +144,20 @@ class PrivacyRatio:
         # run first, kept when the quantity exceeds 1e3 ftol (its sums are lower ends: an
         # estimate below the quantity only makes the truncation finer than needed)
         ftol = _MAGNITUDE_TOL
+        f, est = None, 1.0
         for _ in range(8):
-            f = self._fast(thr, ftol)
+            try:
+                f = self._fast(thr, ftol)
+            except CapacityError:
+                # the float tree refuses a level (its level arrays, ~GBs, not the certified
+                # kernel's rows): without its magnitude the certified tree starts as if the
+                # value were of order 1 and its enclosure refines the truncation -- when the
+                # tree itself is affordable (Knuth's prediction); else Fourier, or refused
+                if f is None and not self._tree_affordable(max_seconds):
+                    if fallback is None:
+                        raise
+                    return fallback()
+                break
             est = abs(quantity(f, fast=True))
             if est > ftol * 1e3 or ftol <= 1e-290:
                 break
@@ -156,7 +168,9 @@ class PrivacyRatio:
         est_log = math.log10(est) if est > 1e-290 else -300.0
         tol_log = est_log - digits - 3 - rmax_log
         try:
-            self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds, prec=prec)
+            if f is not None:
+                self._capacity_check(f, max(10.0**max(tol_log, -300), 1e-300), max_seconds,
+                                     ftol=ftol, prec=prec)
         except CapacityError:
             if fallback is None:
                 raise
@@ -188,14 +202,16 @@ class PrivacyRatio:
                               f"after 6 refinements (working precision {prec - 64} bits, "
                               f"truncation 1e{tol_log:.0f}); ask for fewer digits")
 
-    def _capacity_check(self, f, tol, max_seconds, *, prec=None):
-        """Predict the certified node count from the fast run; refuse early."""
+    def _capacity_check(self, f, tol, max_seconds, *, ftol=1e-16, prec=None):
+        """Predict the certified node count from the fast run (at truncation ``ftol``)
+        and the compiled kernel's cost per node (:func:`exactdp.engine.capacity.tree_seconds`);
+        refuse early."""
         if max_seconds is None:
             return
-        from ..engine.ckernel import seconds_per_node
-        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1 / getattr(f, "tol", 1e-16)))
+        from ..engine.capacity import tree_seconds
+        ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1 / min(ftol, 1e-2)))
         pred_nodes = f.nodes * ratio ** max(1, self.L - 1)
-        pred_seconds = pred_nodes * seconds_per_node(self.N, prec)
+        pred_seconds = tree_seconds(pred_nodes, self.N, prec=prec)
         if pred_seconds > max_seconds:
             raise CapacityError(
                 f"certified computation for N={self.N}, L={self.L} would take about "
@@ -203,6 +219,13 @@ class PrivacyRatio:
                 "(--fast) or fewer digits")
 
     # ---------------------------------------------------------- strategies
+    def _tree_affordable(self, max_seconds) -> bool:
+        """Whether the certified tree is within :data:`exactdp.engine.capacity.MAX_NODES`
+        predicted nodes and (when given) its predicted time within ``max_seconds``."""
+        from ..engine.capacity import MAX_NODES, estimate_nodes, tree_seconds
+        est = estimate_nodes(self.mechanism, self.N, cap=2 * MAX_NODES)
+        return est <= MAX_NODES and (max_seconds is None or tree_seconds(est, self.N) <= max_seconds)
+
     def choose_method(self, *, fast: bool = False, x=None, eps=None) -> str:
         """The certified strategy ``method="exact"`` uses: ``"tree"`` (the
         conditioning kernel) while its predicted node count is within
@@ -275,7 +298,9 @@ class PrivacyRatio:
                     if iv is None:
                         raise
                     break   # finer resolution not provable (or affordable): keep what we have
-                iv = getattr(r, s_kind)
+                # every attempt is certified: keep the intersection (a finer truncation
+                # may reach a coarser smoothing resolution)
+                iv = getattr(r, s_kind) if iv is None else iv.intersect(getattr(r, s_kind))
                 if iv.upper == 0 or meets_digits(iv, digits):
                     break
                 # each refinement costs ~20x more and narrows ~5x: stop (and say so) at
