@@ -104,7 +104,7 @@ def test_fast_pass_refusal_no_longer_refuses_the_tree(monkeypatch):
 
     def capped(mech, N, num, den, exact, tol):
         calls.append(tol)
-        if tol < 1e-14:
+        if tol < 1e-6:      # every magnitude pass (the first is at 1e-8)
             from exactdp.core.errors import CapacityError
             raise CapacityError("fast mode: level 2 would expand too many nodes")
         return orig(mech, N, num, den, exact, tol=tol)
@@ -113,7 +113,7 @@ def test_fast_pass_refusal_no_longer_refuses_the_tree(monkeypatch):
     d = from_randomized_response(300, 4, "1/4")
     iv = d.eta(lam=2, digits=10)
     assert iv.lower <= ref.upper and ref.lower <= iv.upper
-    assert calls == [1e-16]
+    assert len(calls) == 1          # not retried
 
 
 @pytest.mark.slow
