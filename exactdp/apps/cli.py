@@ -300,9 +300,12 @@ def _precheck(dist, direction, max_seconds=None, certified=True):
                 check_pair(reduce_pair(d.pair))
                 raise ExactdpError(f"no certified method for {d.pair.describe()}")
         return
-    if one.choose_method(fast=not certified) == "fourier":
+    if one.choose_method(fast=not certified) == "fourier" or max_seconds is not None:
+        # the tree within MAX_NODES: a time limit is checked by the query itself, from
+        # its cheap magnitude pass (certified, ``PrivacyRatio._capacity_check``) or by the
+        # compiled walk's node budget (fast) -- no second node estimate here
         return
-    check_capacity(dist.mechanism, dist.N, max_seconds=max_seconds, certified=certified)
+    check_capacity(dist.mechanism, dist.N, certified=certified)
 
 
 def _strategy(dist) -> str:

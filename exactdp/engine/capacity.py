@@ -54,6 +54,8 @@ PER_NODE = 16
 #: factor on the sampled part: the walks' estimate is unbiased but heavy-tailed, so
 #: a finite sample mostly falls below the mean (measured: 0.3-1.2x before the factor)
 SAMPLED_BIAS = 1.5
+#: margin of :func:`estimate_nodes`'s ``within`` shortcut over the coarse pass
+WITHIN_MARGIN = 50.0
 #: factor applied to the node estimate when predicting seconds (the estimator's
 #: spread over the benchmark grid is 0.6-1.3x; the refusal stays on the safe side)
 SAFETY = 1.5
@@ -182,12 +184,17 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
 
 
 def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None = None,
-                   probes: int = PROBES, cap: float = 20 * MAX_NODES) -> float:
+                   probes: int = PROBES, cap: float = 20 * MAX_NODES, *,
+                   within: float | None = None) -> float:
     """Predicted node count of the conditioning tree at truncation ``tol`` for the
     threshold ``s`` on ``S = sum_i c(Y_i)`` (forward ``S`` vs ``lam N``, reverse
     ``S`` vs ``N / lam``; default: the largest over :func:`typical_thresholds`).
     Knuth's estimator, deterministic (see the module docstring); past ``cap`` it
-    stops early (the answer is then only "more than ``cap``").
+    stops early (the answer is then only "more than ``cap``").  ``within``: the caller
+    only asks whether the tree has at most ``within`` nodes, so when the coarse pass
+    is below ``within / WITHIN_MARGIN`` its value is returned without the full pass
+    (the coarse pass underestimates by up to ~10x on the benchmark grid; it takes
+    2-20 ms where the full pass takes 50-120 ms).
 
     >>> estimate_nodes(Mechanism(1, "1/4"), 10**5)
     1.0
@@ -199,7 +206,7 @@ def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None 
     if s is None:
         best = 0.0
         for x in typical_thresholds(mech, N):
-            best = max(best, estimate_nodes(mech, N, tol, x, probes, cap))
+            best = max(best, estimate_nodes(mech, N, tol, x, probes, cap, within=within))
             if best > cap:
                 break
         return best
@@ -207,12 +214,13 @@ def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None 
     # is known at a fraction of the cost
     cap = float(cap)
     coarse = _knuth(mech.L, mech.q, int(N), float(tol), float(s), 64, seed=0, frontier_max=256, per_node=4, big=cap)
-    if coarse > 5 * cap:
+    if coarse > 5 * cap or (within is not None and coarse * WITHIN_MARGIN <= within):
         return coarse
     return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), seed=0, frontier_max=0, per_node=0, big=cap)
 
 
-def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float = 1e-30) -> float:
+def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float = 1e-30, *,
+                     within: float | None = None) -> float:
     """Rough wall time on a CI-like core: tree nodes plus binomial-row cells.
 
     Certified: ~10 us per node and ~1.5 us per row cell (arb); fast: ~0.3 us
@@ -221,7 +229,8 @@ def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float
     the remaining count).  The node estimate is multiplied by :data:`SAFETY`.
     """
     K = math.sqrt(2 * math.log(1 / tol))
-    nodes = SAFETY * estimate_nodes(mech, N, tol)
+    nodes = SAFETY * estimate_nodes(
+        mech, N, tol, within=None if within is None else within / (1e-5 if certified else 3e-7))
     th = float(mech.pi0[1] / (mech.pi0[0] + mech.pi0[1]))
     width = 2 * K * math.sqrt(N * th * (1 - th)) + 7
     pi = [float(x) for x in mech.pi0]
@@ -258,14 +267,14 @@ def check_capacity(mech: Mechanism, N: int, limit: float = MAX_NODES,
                    max_seconds: float | None = None, certified: bool = True) -> float:
     """Raise :class:`CapacityError` (one line) if the node estimate exceeds
     ``limit`` or the predicted time exceeds ``max_seconds``."""
-    est = estimate_nodes(mech, N)
+    est = estimate_nodes(mech, N, within=limit)
     if est > limit:
         raise CapacityError(
             f"N={N}, L={mech.L}, q={mech.q}: the exact law needs about {est:.1e} tree nodes "
             f"(capacity {limit:.0e}); beyond the engine -- use a heuristic bound "
             "(exactdp.apps.heuristics) or smaller N or L")
     if max_seconds is not None:
-        sec = estimate_seconds(mech, N, certified)
+        sec = estimate_seconds(mech, N, certified, within=max_seconds)
         if sec > max_seconds:
             what = "certified" if certified else "fast"
             alt = "use --fast, or allow more time with --max-seconds" if certified else \

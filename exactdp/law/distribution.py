@@ -253,8 +253,11 @@ class PrivacyRatio:
             lam = float(x) if x is not None else math.exp(min(float(eps), 700.0))
             # the tree's threshold on S: forward S > lam N, reverse S < N / lam
             s = lam * self.N if self.direction == "forward" else self.N / lam
-        return "tree" if estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit) <= limit \
-            else "fourier"
+        key = ("choose_method", fast, s)
+        if key not in self.cache:
+            est = estimate_nodes(self.mechanism, self.N, s=s, cap=2 * limit, within=limit)
+            self.cache[key] = "tree" if est <= limit else "fourier"
+        return self.cache[key]
 
     def _split(self, s_kind, x, eps, digits, excess=False):
         """Certified query by the heavy/light Fourier strategy (:mod:`exactdp.engine.largen`).
