@@ -88,6 +88,19 @@ in C) plus an error whose integral over ``[a0, U1]`` is at most
 ``|1/(2iz)| <= 1/(2z)``, ``gp`` and ``gm`` each); that bound is added to the
 width.  The cost of the integral no longer grows with the number of items.
 
+**The shifted light statistic (optional, ``ALPHA_SHIFT``).**  For any constant
+``alpha`` in ``[0, 1 / w_max)`` the light sum can be replaced by
+``y = p_1 - alpha p_2 = sum (w - alpha w^2)`` (a light law of the same kind): with
+``x = y + alpha p_2`` the brackets above are functions ``A(y + alpha p_2, p_2)`` and
+their range over ``p_2 in [P2lo, P2hi]`` is enclosed in mean-value form
+``f(pbar) + f'([P2lo, P2hi]) (p_2 - pbar)`` (``_Threshold``).  ``Lo`` stays
+nondecreasing in ``y`` (each term is nondecreasing in ``x >= 0`` and ``x`` increases
+with ``y``), ``Up`` for ``y >= x* = sqrt(C(k,2) P2hi)`` (``x >= y``).  The choice
+``alpha = -(dR/dp_2)/(dR/dx)`` at a leaf's threshold cancels the ``p_2`` range to
+first order there; a coarse pilot walk picks one mass-weighted ``alpha``.  At
+``L = 40``, ``N = 10^7`` the leaves' optimal ``alpha`` differ (one per number of heavy
+outputs), so the gain is small and the option is off by default.
+
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
 of mass below ``tol`` is dropped (its mass enters the width), except at the last
@@ -144,6 +157,9 @@ TOL_FAIL = 1e-2
 #: 5.9e-3 in 77 s with none, 5.6e-3 with two)
 EXTRA_LIGHT = 1
 
+#: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
+ALPHA_SHIFT = False
+
 #: fewest outputs ``kN`` for which the strategy is offered (the light law must be smooth)
 MIN_OUTPUTS = 2000
 
@@ -173,14 +189,20 @@ def _hi(x: arb) -> float:
 
 
 class _Threshold:
-    """``Lo`` and ``Up`` of the module doc for one heavy configuration."""
+    """``Lo`` and ``Up`` of the module doc for one heavy configuration, as functions of
+    ``y = p_1 - alpha p_2`` (``alpha = 0``: of ``x = p_1``), over every
+    ``p_2 in [P2lo, P2hi]`` (mean-value form in ``p_2``)."""
 
-    def __init__(self, E, kappa, k, P2lo, P2hi, wmax):
+    def __init__(self, E, kappa, k, P2lo, P2hi, wmax, alpha=None):
         self.E, self.kappa, self.k = E, kappa, k
-        self.c2lo = [comb(m, 2) * P2lo for m in range(k + 1)]
-        self.c2hi = [comb(m, 2) * P2hi for m in range(k + 1)]
-        self.c3 = [3 * comb(m, 3) * wmax * P2hi for m in range(k + 1)]
-        self.c4 = [3 * comb(m, 4) * P2hi * P2hi for m in range(k + 1)]
+        self.alpha = arb(0) if alpha is None else alpha
+        self.P2 = P2lo.union(P2hi)                 # a ball containing [P2lo, P2hi]
+        self.pbar = arb(self.P2.mid())
+        self.D = self.P2 - self.pbar               # p_2 - pbar, a ball around 0
+        self.wmax = wmax
+        self.c2 = [arb(comb(m, 2)) for m in range(k + 1)]
+        self.c3 = [3 * comb(m, 3) * wmax for m in range(k + 1)]
+        self.c4 = [arb(3 * comb(m, 4)) for m in range(k + 1)]
         self.fact = [arb(math.factorial(m)) for m in range(k + 1)]
         self.nz = [m for m in range(k + 1) if E[k - m] != 0]
 
@@ -190,33 +212,57 @@ class _Threshold:
             pw.append(pw[-1] * x)
         return pw
 
-    def up(self, x: arb) -> arb:
-        pw, tot = self._pows(x), arb(0)
+    def _parts(self, y: arb, upper: bool):
+        """Per ``m``: a ball containing ``A_m`` (``upper``: the upper bracket ``U_m``)
+        at ``x = y + alpha p_2`` for every ``p_2`` in the range:
+        ``f(pbar) + f'(P2) (P2 - pbar)``."""
+        al, pb, P2 = self.alpha, self.pbar, self.P2
+        xs = y + al * pb
+        xb = y + al * P2
+        ps, pB = self._pows(xs), self._pows(xb)
+
+        def pw(v, j):
+            return v[j] if j >= 0 else arb(0)
+        out = {}
         for m in self.nz:
-            v = pw[m]
-            if m >= 2:
-                v -= self.c2lo[m] * pw[m - 2]
-            if m >= 3:
-                v += self.c3[m] * pw[m - 3]
-            if m >= 4:
-                v += self.c4[m] * pw[m - 4]
+            c2, c3, c4 = self.c2[m], self.c3[m], self.c4[m]
+            f = ps[m] - c2 * pb * pw(ps, m - 2)
+            d = m * al * pw(pB, m - 1) - c2 * (pw(pB, m - 2) + (m - 2) * al * P2 * pw(pB, m - 3))
+            if upper:
+                if m >= 4:
+                    f += c4 * pb * pb * pw(ps, m - 4)
+                    d += c4 * (2 * P2 * pw(pB, m - 4) + (m - 4) * al * P2 * P2 * pw(pB, m - 5))
+                if m >= 3:
+                    f += c3 * pb * pw(ps, m - 3)
+                    d += c3 * (pw(pB, m - 3) + (m - 3) * al * P2 * pw(pB, m - 4))
+            out[m] = f + d * self.D
+        return out
+
+    def up(self, y: arb) -> arb:
+        tot = arb(0)
+        for m, v in self._parts(y, True).items():
             tot += self.E[self.k - m] * v / self.fact[m]
         return self.kappa * tot
 
-    def lo(self, x: arb) -> arb:
-        pw, tot = self._pows(x), arb(0)
-        for m in self.nz:
-            v = pw[m]
-            if m >= 2:
-                v = v - self.c2hi[m] * pw[m - 2]
-                if not v > 0:            # max(0, v): 0, or the ball [0, upper end of v]
-                    v = arb(0) if v < 0 else arb(0).union(v.upper())
+    def lo(self, y: arb) -> arb:
+        tot = arb(0)
+        for m, v in self._parts(y, False).items():
+            if m >= 2 and not v > 0:     # max(0, v): 0, or the ball [0, upper end of v]
+                v = arb(0) if v < 0 else arb(0).union(v.upper())
             tot += self.E[self.k - m] * v / self.fact[m]
         return self.kappa * tot
+
+    def lo_end(self, y: arb) -> arb:
+        """The lower end of :meth:`lo` (the root finder's target)."""
+        return arb(self.lo(y).lower())
+
+    def up_end(self, y: arb) -> arb:
+        """The upper end of :meth:`up`."""
+        return arb(self.up(y).upper())
 
     def dlog(self, x: arb) -> float:
         """``d log R / d log x`` of the main term (a Newton slope only)."""
-        pw, num, den = self._pows(x), arb(0), arb(0)
+        pw, num, den = self._pows(x + self.alpha * self.pbar), arb(0), arb(0)
         for m in self.nz:
             t = self.E[self.k - m] * pw[m] / self.fact[m]
             den += t
@@ -244,7 +290,8 @@ class _Threshold:
 
 
 class _Run:
-    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int):
+    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
+                 alpha: float = 0.0, pilot: bool = False):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         N, k, d = red.N, red.k, red.d
         self.k = k
@@ -284,6 +331,12 @@ class _Run:
         else:
             L_ = _arb(Fraction(eps)).exp()
         self.thr = L_ if red.forward else 1 / L_
+        # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
+        # cancels to first order (module doc), so the bracket's width in p_2 shrinks
+        xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
+        self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
+        self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
+        self.wy = [x - self.alpha * x * x for x in self.wl]
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         self.leaf_tol = tol * LEAF_FRACTION
@@ -305,11 +358,11 @@ class _Run:
         key = (n, m)
         if key not in self.laws:
             facs = [(self.pl0, n)] + ([(self.pl1, m)] if m else [])
-            law = LightLaw(self.wl, facs, self.prec)
+            law = LightLaw(self.wy, facs, self.prec)
             law2 = LightLaw(self.w2, facs, self.prec)
             P2hi, f_hi = self._chernoff_level(law2, +1)
             P2lo, f_lo = self._chernoff_level(law2, -1)
-            xstar = math.sqrt(comb(self.k, 2) * float(P2lo)) * (1 + 1e-9)
+            xstar = math.sqrt(comb(self.k, 2) * _hi(P2hi)) * (1 + 1e-9)
             if xstar > 0:
                 B, _ = law.chernoff(xstar, False)
                 f_x = B
@@ -435,7 +488,7 @@ class _Run:
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
         if xz > 0:
-            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax)
+            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, self.alpha)
             if th.lo(arb(xz)) > thr:
                 key = ("dlo", n, m)
                 if key not in self.laws:
@@ -467,14 +520,17 @@ class _Run:
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
-        th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax)
+        th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, self.alpha)
         thr = self.thr
         self.fail += P * fail
+        if self.pilot:
+            self.pilot_leaf(th, law, P)
+            return
         # s_dn: Lo(s_dn) > thr
         if th.lo(arb(0)) > thr:
             s_dn = None                      # P[x > s_dn] = 1
         else:
-            x = th.root(th.lo, thr, law.meanf)
+            x = th.root(th.lo_end, thr, law.meanf)
             s_dn = None
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 + dlt))
@@ -488,7 +544,7 @@ class _Run:
         if not th.up(xs) < thr:
             s_up = None                      # P[x >= s_up] <= 1 only
         else:
-            x = th.root(th.up, thr, law.meanf)
+            x = th.root(th.up_end, thr, law.meanf)
             s_up = xs
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 - dlt))
@@ -504,6 +560,26 @@ class _Run:
             self.add_up_exact(P, arb(1))
         else:
             self.tail(n, m, law, s_up, P, "up")
+
+    def pilot_leaf(self, th, law, P):
+        """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
+        weighted by its mass near the point (floats; it only chooses ``alpha``)."""
+        try:
+            x = th.root(th.up, self.thr, law.meanf)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return
+        z = (x - law.meanf) / law.sdf
+        if not math.isfinite(z) or abs(z) > 8:
+            return
+        num = den = 0.0
+        for m in th.nz:
+            e = float(th.E[self.k - m]) / math.factorial(m)
+            num += e * comb(m, 2) * x ** max(m - 2, 0)
+            den += e * m * x ** max(m - 1, 0)
+        if den > 0:
+            wt = float(P) * math.exp(-z * z / 2)
+            self.pilot_num += wt * num / den
+            self.pilot_den += wt
 
     def add_up_exact(self, P, A):
         """``A`` bounds ``P[x >= s_up]`` from above, for a node of mass ``P``."""
@@ -568,9 +644,9 @@ class _Run:
         with ctx.workprec(self.prec):
             law0 = self.law(min(n for n, *_ in items), 0)[0]
             mf0 = law0.fmeans[0]
-            wc0 = [x - mf0 for x in self.wl]
-            mf1 = sum((p * x for p, x in zip(self.pl1, self.wl)), arb(0))
-            wc1 = [x - mf1 for x in self.wl]
+            wc0 = [x - mf0 for x in self.wy]
+            mf1 = sum((p * x for p, x in zip(self.pl1, self.wy)), arb(0))
+            wc1 = [x - mf1 for x in self.wy]
             groups = {}
             for n, m, x, P in items:
                 law = self.law(n, m)[0]
@@ -668,6 +744,22 @@ def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
     return arb_poly(cf)
 
 
+def _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes) -> float:
+    """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
+    mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
+    A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
+    try:
+        run = _Run(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True)
+        run.run()
+    except (CapacityError, PrecisionError):
+        return 0.0
+    if not run.pilot_den > 0:
+        return 0.0
+    a = run.pilot_num / run.pilot_den
+    wmax = float(run.wmax)
+    return float(min(max(a, 0.0), 0.5 / wmax)) if wmax > 0 else 0.0
+
+
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
                      max_nodes: int = 300_000) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`)."""
@@ -685,7 +777,10 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     t0 = time.time()
     old = ctx.prec
     try:
-        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes)
+        alpha = 0.0
+        if ALPHA_SHIFT and red.k > 1:
+            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes)
+        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha)
         run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
