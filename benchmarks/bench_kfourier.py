@@ -5,7 +5,7 @@ L = 40, N = 10^7, q = 0.351, lambda = e^2: time, relative width, heavy nodes,
 Fourier leaves and dropped mass per k and tolerance.  Prints a markdown table
 (with ``uptime``: the machine is shared).
 
-    python benchmarks/bench_kfourier.py [--k 1 2 4] [--tol 1e-7 1e-8] [--q 0.351]
+    python benchmarks/bench_kfourier.py [--k 1 2 4] [--tol 1e-7 1e-8] [--q 0.351] [--direction forward]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     ap.add_argument("--q", default="0.351")
     ap.add_argument("--N", type=int, default=10**7)
     ap.add_argument("--L", type=int, default=40)
+    ap.add_argument("--direction", choices=("both", "forward", "reverse"), default="both")
     args = ap.parse_args(argv)
     print(f"load average at start: {os.getloadavg()}")
     print("| k | direction | tol | eta | relative width | seconds | nodes | Fourier leaves | dropped |")
@@ -32,6 +33,8 @@ def main(argv=None) -> int:
     for k in args.k:
         for tol in args.tol:
             for name, fac in (("forward", canonical_pair), ("reverse", reverse_canonical_pair)):
+                if args.direction not in ("both", name):
+                    continue
                 t = time.time()
                 r = kfourier_details(fac(args.N, args.L, k), args.q, eps=2, tol=tol)
                 dt = time.time() - t

@@ -24,7 +24,8 @@ from exactdp.apps import figures
 from exactdp import from_randomized_response
 
 EXPECTED = ["law_of_R_section33.png", "sigma_dhat_vs_q.png", "k_randomization_q_vs_k.png",
-            "calibration_q_vs_N.png", "eta_vs_q.png"] + [
+            "calibration_q_vs_N.png", "eta_vs_q.png",
+            "k_randomization_certified_q_vs_k.png"] + [
     f"law_of_R_{s.slug}.png" for s in figures.SETTINGS_33]
 
 

@@ -79,3 +79,25 @@ def test_kcopies_node_cap_refuses(capsys):
     rc, _, err = run(capsys, ["eta", "--k", "2", "-N", "1000", "-L", "5", "-q", "1/4",
                               "--lam", "2"])
     assert rc == 2 and "k-copies engine's capacity" in err
+
+
+def test_delta_at_large_kN_is_certified_grid():
+    """--k delta beyond the enumeration (k N >= kfourier.MIN_OUTPUTS): the monotone grid
+    of certified etas (kfourier_delta), not a refusal; CLI = API."""
+    from exactdp.reductions.kfourier import kfourier_delta
+    from exactdp.reductions.pairs import reverse_canonical_pair
+    iv = k_delta(5000, 5, "1/5", 2, lam=F(11, 10), direction="reverse")
+    ref = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", F(11, 10), grid=2, tol=1e-5)
+    assert iv.lower <= ref.upper and ref.lower <= iv.upper and iv.width < ref.width
+    assert float(iv.lower) > 0
+
+
+@pytest.mark.slow
+def test_calibrate_k_at_deployment_scale(capsys):
+    """calibrate --k 2 at L = 40, N = 10^7, lambda = e^2, eta <= 1 % from the CLI (minutes):
+    a certified bracket, checked against certified etas at its ends."""
+    rc, rec, _ = run(capsys, ["calibrate", "--k", "2", "-N", "10000000", "-L", "40", "--eps", "2",
+                              "--eta", "0.01", "--digits", "3", "--direction", "forward", "--json"])
+    assert rc == 0
+    lo, hi = F(rec["q"]["lower"]), F(rec["q"]["upper"])
+    assert 0.33 < lo < hi < 0.36 and (hi - lo) / hi <= F(1, 1000)

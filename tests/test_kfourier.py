@@ -139,3 +139,70 @@ def test_details_bookkeeping():
     r = kfourier_details(reverse_canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5), tol=1e-6)
     assert r.heavy and r.heavy[0] == 12 and r.nodes > 0 and r.dropped < 1e-3
     assert r.eta.lower > 0
+
+
+def _delta_mc(R, lam, forward):
+    Rt = R if forward else 1 / R
+    return np.maximum(0.0, 1 - float(lam) / Rt)
+
+
+@pytest.mark.parametrize("fwd", [pytest.param(True, marks=pytest.mark.slow), False])
+def test_delta_agrees_with_monte_carlo(fwd):
+    """kfourier_delta (monotone grid of certified etas) contains a seeded Monte Carlo
+    estimate of E[(1 - lam / R~)+] within 5 standard errors, and is not trivially wide."""
+    from exactdp.reductions.kfourier import kfourier_delta
+    N, L, k, q, lam = 200_000, 12, 2, Fraction(3, 10), Fraction(11, 10)
+    P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
+    iv = kfourier_delta(P, q, lam, tol=1e-5, grid=8)
+    R = _simulate_R(N, L, k, q, fwd, 3000, seed=4242 + fwd)
+    d = _delta_mc(R, lam, fwd)
+    est, se = float(d.mean()), max(float(d.std()) / math.sqrt(len(d)), 1e-5)
+    assert float(iv.lower) - 5 * se <= est <= float(iv.upper) + 5 * se
+    # the grid's width: at most eta(lam) / grid (telescoping), plus the etas' own widths
+    eta_hi = float(kfourier_eta(P, q, lam, tol=1e-5).upper)
+    assert 0 < float(iv.lower) and float(iv.width) <= 1.2 * eta_hi / 8 + 1e-4
+
+
+def test_delta_grid_narrows():
+    """More grid points: a narrower enclosure inside the coarser one's hull (up to the etas' width)."""
+    from exactdp.reductions.kfourier import kfourier_delta
+    P = reverse_canonical_pair(5000, 5, 2)
+    a = kfourier_delta(P, "1/5", Fraction(11, 10), grid=2, tol=1e-5)
+    b = kfourier_delta(P, "1/5", Fraction(11, 10), grid=8, tol=1e-5)
+    assert b.width < a.width and a.lower <= b.upper and b.lower <= a.upper
+
+
+@pytest.mark.slow
+def test_alpha_shift_is_valid(monkeypatch):
+    """The shifted light statistic y = p1 - alpha p2 (module doc) gives an enclosure that
+    overlaps the unshifted one (both are certified)."""
+    from exactdp.reductions import kfourier as kf
+    P = canonical_pair(200_000, 12, 3)
+    monkeypatch.setattr(kf, "ALPHA_SHIFT", False)
+    a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    monkeypatch.setattr(kf, "ALPHA_SHIFT", True)
+    b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert float(b.width) < 0.05 * float(b.upper)
+
+
+@pytest.mark.slow
+def test_taylor_clusters_match_single_items(monkeypatch):
+    """The mixture's Taylor clusters (module doc) against clusters of one item each
+    (radius ~ 0: the plain per-item integrand): the enclosures overlap."""
+    from exactdp.reductions import kfourier as kf
+    P = canonical_pair(200_000, 12, 2)
+    a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    monkeypatch.setattr(kf, "TAYLOR_RADIUS", 1e-12)
+    monkeypatch.setattr(kf, "TAYLOR_ORDER", 2)
+    b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert abs(float(a.lower) - float(b.lower)) < 1e-3 * float(a.upper)
+
+
+@pytest.mark.slow
+def test_deployment_scale_k8():
+    """L = 40, N = 10^7, k = 8, q = 0.351, lambda = e^2 (000 §6.1's setting): a certified
+    eta with relative width below 2 % (tol 1e-7)."""
+    r = kfourier_details(canonical_pair(10**7, 40, 8), "0.351", eps=2, tol=1e-7)
+    assert 0 < r.eta.lower and float(r.eta.width) < 0.02 * float(r.eta.upper)

@@ -13,7 +13,9 @@ of the two (``worst``), built by :func:`exactdp.reductions.pairs.canonical_pair`
   (:func:`exactdp.reductions.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes, and
   from ``kN >= 10^4`` outputs first the large-N k-copies strategy
   (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta
-  has no k-copies engine, so beyond the enumeration it is refused.
+  beyond the enumeration comes from certified etas on a grid
+  (:func:`exactdp.reductions.kfourier.kfourier_delta`, coarse: relative width about
+  ``1 / DELTA_GRID``) where ``kN >= MIN_OUTPUTS``, else it is refused.
 
 Beyond the engines' capacity the answer is a one-line
 :class:`~exactdp.core.errors.CapacityError` (exit code 2 on the command line).
@@ -41,6 +43,12 @@ __all__ = ["k_eta", "k_delta", "k_epsilon", "k_calibrate", "MAX_NODES", "command
 #: budget :mod:`exactdp.reductions.methods` gives every search under ``method="auto"``
 from ..reductions.methods import AUTO_MAX_NODES as MAX_NODES  # noqa: E402
 COMMANDS = ("eta", "delta", "epsilon", "calibrate")
+#: relative digits of each eta that calibrate compares with its target
+CAL_DIGITS = 3
+#: delta beyond the enumeration (large k N): grid points and heavy-node tolerance of
+#: :func:`exactdp.reductions.kfourier.kfourier_delta` (relative width about 1 / DELTA_GRID)
+DELTA_GRID = 16
+DELTA_TOL = 1e-6
 
 
 def _pairs(N, L, k, direction):
@@ -86,9 +94,22 @@ def _delta_one(P, q, lam, eps):
     try:
         return methods.delta(P, q, lam, eps)
     except CapacityError:
+        if _kfourier_applies(P):
+            from ..reductions.kfourier import kfourier_delta
+            return kfourier_delta(P, q, lam, eps=eps, tol=DELTA_TOL, grid=DELTA_GRID)
         raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} needs the exact enumeration "
                             "of the pair's law, which is beyond capacity (the k-copies search gives "
-                            "eta only)") from None
+                            f"eta only below k N = {_min_outputs()} outputs)") from None
+
+
+def _min_outputs() -> int:
+    from ..reductions.kfourier import MIN_OUTPUTS
+    return MIN_OUTPUTS
+
+
+def _kfourier_applies(P) -> bool:
+    from ..reductions.kcopies import kcopies
+    return kcopies(P) is not None and P.k * P.N >= _min_outputs()
 
 
 def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=False,
@@ -134,7 +155,7 @@ def _delta_fn(pairs, q):
         rt = route(P)
         if rt == "exact":
             laws.append(law_of_R(P, q))
-        elif rt in ("l1", "kernel"):
+        elif rt in ("l1", "kernel") or _kfourier_applies(P):
             laws.append(P)
         else:
             _delta_one(P, q, 1, None)   # raises the capacity message
@@ -168,26 +189,44 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
 
     def value(q):
         if eta is not None:
-            return k_eta(N, L, q, k, lam, eps, direction=direction, digits=digits + 2)
+            # the comparison with the target needs a few digits only (an undecided q counts
+            # as not met: the bracket stays certified)
+            return k_eta(N, L, q, k, lam, eps, direction=direction, digits=min(digits + 2, CAL_DIGITS))
         return k_delta(N, L, q, k, lam, eps, direction=direction)
 
     lo_q, hi_q = Fraction(1, 1000), Fraction(1, 2)
     qs = [lo_q + (hi_q - lo_q) * i / grid for i in range(grid)]
-    vals = [value(qq) for qq in qs]
-    ok = [v.upper <= target for v in vals]
-    if not ok[-1]:
-        raise ParameterError(f"no q in [1/1000, 1/2) meets the target {float(target):.3g} "
-                             f"(at q = {float(qs[-1]):.4g} the value is >= {float(vals[-1].lower):.3g})")
-    i = len(ok) - 1
-    while i > 0 and ok[i - 1]:
+    # scanned from the top down, stopping at the first q where the target is not certified
+    # met (or beyond the engines' capacity: small q at large L), so that the far-from-
+    # private end of the grid is never computed
+    vals = {}
+    i = grid - 1
+    while i >= 0:
+        try:
+            vals[i] = value(qs[i])
+        except CapacityError:
+            if i == grid - 1:
+                raise
+            break
+        if not vals[i].upper <= target:
+            break
         i -= 1
-    if i == 0:
+    top = grid - 1
+    if not vals[top].upper <= target:
+        raise ParameterError(f"no q in [1/1000, 1/2) meets the target {float(target):.3g} "
+                             f"(at q = {float(qs[top]):.4g} the value is >= {float(vals[top].lower):.3g})")
+    if i < 0:
         return {"q": Interval(0, qs[0]), "value_at_q": vals[0], "note": "every scanned q meets it"}
-    a, b = qs[i - 1], qs[i]          # target fails (or is undecided) at a, met at b
+    i += 1                            # least scanned q of the run of certified ones
+    a, b = qs[i - 1], qs[i]          # target fails (or is undecided, or beyond capacity) at a, met at b
     vb = vals[i]
     while (b - a) / b > Fraction(1, 10 ** digits):
         m = Fraction(round((a + b) / 2 * 2 ** 64), 2 ** 64)
-        vm = value(m)
+        try:
+            vm = value(m)
+        except CapacityError:
+            a = m
+            continue
         if vm.upper <= target:
             b, vb = m, vm
         else:

@@ -74,6 +74,42 @@ deviations out is decided by the Chernoff bound instead.  Every term is an arb
 ball or an explicit bound: the result is an enclosure.  No normal or
 saddlepoint approximation is used.
 
+**The mixture's items in Taylor clusters.**  The items of one light law
+``(n, m)`` (centred points ``c``) are grouped in clusters of width ``h = 2 rho / U1``
+(``rho = TAYLOR_RADIUS``) around centres ``c0``; with ``delta = c - c0``,
+``|delta| <= rho / U1``,
+
+    sum P e^(-izc) = e^(-iz c0) sum_(r < R) mu_r (-iz)^r + E,   mu_r = sum P delta^r / r!,
+    |E| <= sum P |z delta|^R / R!       (z real),
+
+so the integrand is an entire function (exponentials times polynomials, evaluated
+in C) plus an error whose integral over ``[a0, U1]`` is at most
+``sum P |delta|^R U1^R / (R R!)`` (``|phi| <= 1``, the Gaussian factor ``<= 1``,
+``|1/(2iz)| <= 1/(2z)``, ``gp`` and ``gm`` each); that bound is added to the
+width.  The cost of the integral no longer grows with the number of items.
+
+**The shifted light statistic (optional, ``ALPHA_SHIFT``).**  For any constant
+``alpha`` in ``[0, 1 / w_max)`` the light sum can be replaced by
+``y = p_1 - alpha p_2 = sum (w - alpha w^2)`` (a light law of the same kind): with
+``x = y + alpha p_2`` the brackets above are functions ``A(y + alpha p_2, p_2)`` and
+their range over ``p_2 in [P2lo, P2hi]`` is enclosed in mean-value form
+``f(pbar) + f'([P2lo, P2hi]) (p_2 - pbar)`` (``_Threshold``).  ``Lo`` stays
+nondecreasing in ``y`` (each term is nondecreasing in ``x >= 0`` and ``x`` increases
+with ``y``), ``Up`` for ``y >= x* = sqrt(C(k,2) P2hi)`` (``x >= y``).  The choice
+``alpha = -(dR/dp_2)/(dR/dx)`` at a leaf's threshold cancels the ``p_2`` range to
+first order there; a coarse pilot walk picks one mass-weighted ``alpha``.  At
+``L = 40``, ``N = 10^7``, ``q = 0.351``, ``lambda = e^2``, ``tol = 1e-7`` it narrows the
+enclosure at ``k = 8`` from 9.7e-3 to 1.9e-3 relative, at ``k = 16`` from 1.0e-1 to
+2.5e-2 (``benchmarks/bench_kfourier.py``); on by default (``ALPHA_SHIFT``).
+
+**Decisions before splitting.**  Every child of a split is first offered to the
+node decision below (cached Chernoff bounds per light law); an undecided child
+of mass below ``tol`` is dropped (its mass enters the width), except at the last
+heavy split, where children down to ``tol * LEAF_FRACTION`` become leaves.  The
+lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
+light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
+mass over many small nodes).
+
 The width grows with ``k`` through ``(P2hi - P2lo)`` and the third-order terms,
 relative ``O(k^2 / M)`` in ``R``; at ``L = 40``, ``N = 10^7`` it is far below
 ``10^-3`` for ``k <= 200``.
@@ -92,18 +128,38 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from flint import acb, arb, arb_poly, ctx, fmpq
+from flint import acb, acb_poly, arb, arb_poly, ctx, fmpq
 
 from ..core import domains
 from ..core.errors import CapacityError, ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
-from ..core.lam import parse_lam_eps
+from ..core.lam import exp_interval, parse_lam_eps
 from ..engine.largen import K_SMOOTH, LightLaw, pmf_window, split_plan
 from ..model.mechanism import Mechanism
 from ..model.pair import Pair
 from .kcopies import kcopies
 
-__all__ = ["KFourier", "kfourier_eta", "kfourier_details", "MIN_OUTPUTS"]
+__all__ = ["KFourier", "kfourier_eta", "kfourier_details", "kfourier_delta", "MIN_OUTPUTS"]
+
+#: the last heavy split keeps children down to this fraction of ``tol`` (they become
+#: leaves, one Fourier item each, not further splits)
+LEAF_FRACTION = 1e-2
+
+#: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
+#: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
+TAYLOR_ORDER = 48
+TAYLOR_RADIUS = 10.0
+
+#: the mass outside the ``p_2`` (and ``p_1 < x*``) levels, per light law, as a fraction of ``tol``
+TOL_FAIL = 1e-2
+
+#: heavy levels of :func:`exactdp.engine.largen.split_plan` returned to the light law
+#: (measured at L = 40, N = 10^7: at k = 4, tol = 1e-7, width 1.6e-3 in 18 s with one,
+#: 5.9e-3 in 77 s with none, 5.6e-3 with two)
+EXTRA_LIGHT = 1
+
+#: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
+ALPHA_SHIFT = True
 
 #: fewest outputs ``kN`` for which the strategy is offered (the light law must be smooth)
 MIN_OUTPUTS = 2000
@@ -127,19 +183,27 @@ def _arb(x: Fraction) -> arb:
 
 
 def _hi(x: arb) -> float:
-    """A float at or above the upper end of ``x``."""
-    return float(arb_to_interval(x).upper) * (1 + 1e-12) + 1e-300
+    """A float at or above the upper end of ``x`` (the endpoint is exact in arb; its
+    conversion to the nearest double is off by at most one part in ``2^53``)."""
+    u = float(x.upper())
+    return u + abs(u) * 1e-12 + 1e-300
 
 
 class _Threshold:
-    """``Lo`` and ``Up`` of the module doc for one heavy configuration."""
+    """``Lo`` and ``Up`` of the module doc for one heavy configuration, as functions of
+    ``y = p_1 - alpha p_2`` (``alpha = 0``: of ``x = p_1``), over every
+    ``p_2 in [P2lo, P2hi]`` (mean-value form in ``p_2``)."""
 
-    def __init__(self, E, kappa, k, P2lo, P2hi, wmax):
+    def __init__(self, E, kappa, k, P2lo, P2hi, wmax, *, alpha=None):
         self.E, self.kappa, self.k = E, kappa, k
-        self.c2lo = [comb(m, 2) * P2lo for m in range(k + 1)]
-        self.c2hi = [comb(m, 2) * P2hi for m in range(k + 1)]
-        self.c3 = [3 * comb(m, 3) * wmax * P2hi for m in range(k + 1)]
-        self.c4 = [3 * comb(m, 4) * P2hi * P2hi for m in range(k + 1)]
+        self.alpha = arb(0) if alpha is None else alpha
+        self.P2 = P2lo.union(P2hi)                 # a ball containing [P2lo, P2hi]
+        self.pbar = arb(self.P2.mid())
+        self.D = self.P2 - self.pbar               # p_2 - pbar, a ball around 0
+        self.wmax = wmax
+        self.c2 = [arb(comb(m, 2)) for m in range(k + 1)]
+        self.c3 = [3 * comb(m, 3) * wmax for m in range(k + 1)]
+        self.c4 = [arb(3 * comb(m, 4)) for m in range(k + 1)]
         self.fact = [arb(math.factorial(m)) for m in range(k + 1)]
         self.nz = [m for m in range(k + 1) if E[k - m] != 0]
 
@@ -149,33 +213,57 @@ class _Threshold:
             pw.append(pw[-1] * x)
         return pw
 
-    def up(self, x: arb) -> arb:
-        pw, tot = self._pows(x), arb(0)
+    def _parts(self, y: arb, upper: bool):
+        """Per ``m``: a ball containing ``A_m`` (``upper``: the upper bracket ``U_m``)
+        at ``x = y + alpha p_2`` for every ``p_2`` in the range:
+        ``f(pbar) + f'(P2) (P2 - pbar)``."""
+        al, pb, P2 = self.alpha, self.pbar, self.P2
+        xs = y + al * pb
+        xb = y + al * P2
+        ps, pB = self._pows(xs), self._pows(xb)
+
+        def pw(v, j):
+            return v[j] if j >= 0 else arb(0)
+        out = {}
         for m in self.nz:
-            v = pw[m]
-            if m >= 2:
-                v -= self.c2lo[m] * pw[m - 2]
-            if m >= 3:
-                v += self.c3[m] * pw[m - 3]
-            if m >= 4:
-                v += self.c4[m] * pw[m - 4]
+            c2, c3, c4 = self.c2[m], self.c3[m], self.c4[m]
+            f = ps[m] - c2 * pb * pw(ps, m - 2)
+            d = m * al * pw(pB, m - 1) - c2 * (pw(pB, m - 2) + (m - 2) * al * P2 * pw(pB, m - 3))
+            if upper:
+                if m >= 4:
+                    f += c4 * pb * pb * pw(ps, m - 4)
+                    d += c4 * (2 * P2 * pw(pB, m - 4) + (m - 4) * al * P2 * P2 * pw(pB, m - 5))
+                if m >= 3:
+                    f += c3 * pb * pw(ps, m - 3)
+                    d += c3 * (pw(pB, m - 3) + (m - 3) * al * P2 * pw(pB, m - 4))
+            out[m] = f + d * self.D
+        return out
+
+    def up(self, y: arb) -> arb:
+        tot = arb(0)
+        for m, v in self._parts(y, True).items():
             tot += self.E[self.k - m] * v / self.fact[m]
         return self.kappa * tot
 
-    def lo(self, x: arb) -> arb:
-        pw, tot = self._pows(x), arb(0)
-        for m in self.nz:
-            v = pw[m]
-            if m >= 2:
-                v = v - self.c2hi[m] * pw[m - 2]
-                if not v > 0:            # max(0, v): 0, or the ball [0, upper end of v]
-                    v = arb(0) if v < 0 else arb(0).union(v.upper())
+    def lo(self, y: arb) -> arb:
+        tot = arb(0)
+        for m, v in self._parts(y, False).items():
+            if m >= 2 and not v > 0:     # max(0, v): 0, or the ball [0, upper end of v]
+                v = arb(0) if v < 0 else arb(0).union(v.upper())
             tot += self.E[self.k - m] * v / self.fact[m]
         return self.kappa * tot
+
+    def lo_end(self, y: arb) -> arb:
+        """The lower end of :meth:`lo` (the root finder's target)."""
+        return arb(self.lo(y).lower())
+
+    def up_end(self, y: arb) -> arb:
+        """The upper end of :meth:`up`."""
+        return arb(self.up(y).upper())
 
     def dlog(self, x: arb) -> float:
         """``d log R / d log x`` of the main term (a Newton slope only)."""
-        pw, num, den = self._pows(x), arb(0), arb(0)
+        pw, num, den = self._pows(x + self.alpha * self.pbar), arb(0), arb(0)
         for m in self.nz:
             t = self.E[self.k - m] * pw[m] / self.fact[m]
             den += t
@@ -203,7 +291,8 @@ class _Threshold:
 
 
 class _Run:
-    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int):
+    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
+                 alpha: float = 0.0, pilot: bool = False):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         N, k, d = red.N, red.k, red.d
         self.k = k
@@ -215,6 +304,12 @@ class _Run:
         plan = split_plan(mech, M)
         self.plan = plan
         self.light, self.heavy = list(plan.light), list(plan.heavy)
+        # the lowest heavy level(s) back to the light law where many heavy levels remain:
+        # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
+        # mass over many small nodes, while their weights are small enough for the bracket
+        for _ in range(EXTRA_LIGHT):
+            if len(self.heavy) >= 6:
+                self.light.append(self.heavy.pop())
         ctx.prec = prec
         self.pi0 = [_arb(x) for x in mech.pi0]
         self.pi1 = [_arb(x) for x in mech.pi1]
@@ -237,10 +332,17 @@ class _Run:
         else:
             L_ = _arb(Fraction(eps)).exp()
         self.thr = L_ if red.forward else 1 / L_
+        # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
+        # cancels to first order (module doc), so the bracket's width in p_2 shrinks
+        xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
+        self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
+        self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
+        self.wy = [x - self.alpha * x * x for x in self.wl]
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
+        self.leaf_tol = tol * LEAF_FRACTION
         self.eps_int = tol / 4
-        self.tol_f = tol * 1e-3
+        self.tol_f = tol * TOL_FAIL
         self.laws = {}
         self.nodes = 0
         self.dropped = arb(0)
@@ -257,11 +359,11 @@ class _Run:
         key = (n, m)
         if key not in self.laws:
             facs = [(self.pl0, n)] + ([(self.pl1, m)] if m else [])
-            law = LightLaw(self.wl, facs, self.prec)
+            law = LightLaw(self.wy, facs, self.prec)
             law2 = LightLaw(self.w2, facs, self.prec)
             P2hi, f_hi = self._chernoff_level(law2, +1)
             P2lo, f_lo = self._chernoff_level(law2, -1)
-            xstar = math.sqrt(comb(self.k, 2) * float(P2lo)) * (1 + 1e-9)
+            xstar = math.sqrt(comb(self.k, 2) * _hi(P2hi)) * (1 + 1e-9)
             if xstar > 0:
                 B, _ = law.chernoff(xstar, False)
                 f_x = B
@@ -276,7 +378,8 @@ class _Run:
         is at most ``tol_f``, and that bound (arb)."""
         if self.k < 2:
             return arb(0), arb(0)
-        for z in (8, 12, 16, 24, 32, 48, 64, 128, 256, 512, 1024):
+        for z in (4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256,
+                  512, 1024):
             s = law2.meanf + sign * z * law2.sdf
             if s <= 0:
                 return arb(0), arb(0)
@@ -321,8 +424,7 @@ class _Run:
                 self.leaf(n_rem, m_rem, poly, P)
                 continue
             l = self.heavy[idx]
-            if idx and self.decide(l, n_rem, m_rem, poly, P):
-                continue
+            nxt = self.heavy[idx + 1] if idx + 1 < len(self.heavy) else self.light[-1]
             th0 = self.pi0[l] / self.cum0[l]
             vals0, tail0 = pmf_window(n_rem, th0, float(th0), self.tol * 1e-3)
             self.dropped += P * arb(tail0)
@@ -335,12 +437,12 @@ class _Run:
             wl = self.w[l]
             for A, pA in vals0:
                 PA = P * pA
-                if _hi(PA) < self.tol:
+                if _hi(PA) < self.tol * 1e-6:
                     self.dropped += PA
                     continue
                 for B, pB in vals1:
                     Pk = PA * pB
-                    if _hi(Pk) < self.tol:
+                    if _hi(Pk) < self.tol * 1e-6:
                         self.dropped += Pk
                         continue
                     c = A + B
@@ -349,6 +451,13 @@ class _Run:
                         npoly = poly * _binom_poly(wl, c, k)
                         cf = npoly.coeffs()[:k + 1]
                         npoly = arb_poly(cf)
+                    # every child is first offered to the cheap decision; only an
+                    # undecided one of mass >= tol is expanded (else dropped)
+                    if self.decide(nxt, n_rem - A, m_rem - B, npoly, Pk):
+                        continue
+                    if _hi(Pk) < (self.tol if idx + 1 < len(self.heavy) else self.leaf_tol):
+                        self.dropped += Pk
+                        continue
                     stack.append((idx + 1, n_rem - A, m_rem - B, npoly, Pk))
         self.flush()
 
@@ -380,9 +489,12 @@ class _Run:
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
         if xz > 0:
-            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax)
+            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
             if th.lo(arb(xz)) > thr:
-                B, _ = law.chernoff(xz, False)
+                key = ("dlo", n, m)
+                if key not in self.laws:
+                    self.laws[key] = law.chernoff(xz, False)[0]
+                B = self.laws[key]
                 if pm * _hi(B) < self.tol * 1e-2:
                     Bu = arb(_hi(B))
                     self.fail += P * fail
@@ -393,7 +505,10 @@ class _Run:
         xz = rl.meanf + 8 * rl.sdf
         th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
         if th0.up(arb(xz)) < thr:
-            B, _ = rl.chernoff(xz, True)
+            key = ("dup", l, n, m)
+            if key not in self.laws:
+                self.laws[key] = rl.chernoff(xz, True)[0]
+            B = self.laws[key]
             if pm * _hi(B) < self.tol * 1e-2:
                 Bu = arb(_hi(B))
                 self.add_up_exact(P, Bu)
@@ -406,14 +521,17 @@ class _Run:
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
-        th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax)
+        th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
         thr = self.thr
         self.fail += P * fail
+        if self.pilot:
+            self.pilot_leaf(th, law, P)
+            return
         # s_dn: Lo(s_dn) > thr
         if th.lo(arb(0)) > thr:
             s_dn = None                      # P[x > s_dn] = 1
         else:
-            x = th.root(th.lo, thr, law.meanf)
+            x = th.root(th.lo_end, thr, law.meanf)
             s_dn = None
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 + dlt))
@@ -427,7 +545,7 @@ class _Run:
         if not th.up(xs) < thr:
             s_up = None                      # P[x >= s_up] <= 1 only
         else:
-            x = th.root(th.up, thr, law.meanf)
+            x = th.root(th.up_end, thr, law.meanf)
             s_up = xs
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 - dlt))
@@ -443,6 +561,26 @@ class _Run:
             self.add_up_exact(P, arb(1))
         else:
             self.tail(n, m, law, s_up, P, "up")
+
+    def pilot_leaf(self, th, law, P):
+        """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
+        weighted by its mass near the point (floats; it only chooses ``alpha``)."""
+        try:
+            x = th.root(th.up, self.thr, law.meanf)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return
+        z = (x - law.meanf) / law.sdf
+        if not math.isfinite(z) or abs(z) > 8:
+            return
+        num = den = 0.0
+        for m in th.nz:
+            e = float(th.E[self.k - m]) / math.factorial(m)
+            num += e * comb(m, 2) * x ** max(m - 2, 0)
+            den += e * m * x ** max(m - 1, 0)
+        if den > 0:
+            wt = float(P) * math.exp(-z * z / 2)
+            self.pilot_num += wt * num / den
+            self.pilot_den += wt
 
     def add_up_exact(self, P, A):
         """``A`` bounds ``P[x >= s_up]`` from above, for a node of mass ``P``."""
@@ -507,9 +645,9 @@ class _Run:
         with ctx.workprec(self.prec):
             law0 = self.law(min(n for n, *_ in items), 0)[0]
             mf0 = law0.fmeans[0]
-            wc0 = [x - mf0 for x in self.wl]
-            mf1 = sum((p * x for p, x in zip(self.pl1, self.wl)), arb(0))
-            wc1 = [x - mf1 for x in self.wl]
+            wc0 = [x - mf0 for x in self.wy]
+            mf1 = sum((p * x for p, x in zip(self.pl1, self.wy)), arb(0))
+            wc1 = [x - mf1 for x in self.wy]
             groups = {}
             for n, m, x, P in items:
                 law = self.law(n, m)[0]
@@ -518,6 +656,37 @@ class _Run:
             sg2h = arb(sg) ** 2 / 2
             i = acb(0, 1)
             pl0, pl1 = self.pl0, self.pl1
+            # the items of a group in clusters of width <= h: sum P e^(-izc) =
+            # e^(-iz c0) sum_r mu_r (-iz)^r + (Taylor remainder, module doc)
+            R = TAYLOR_ORDER
+            h = 2 * TAYLOR_RADIUS / U1
+            clusters, rem = {}, arb(0)
+            fR = arb(math.factorial(R))
+            for key in keys:
+                its = sorted(groups[key], key=lambda t: float(t[1]))
+                out, j = [], 0
+                while j < len(its):
+                    c_start = float(its[j][1])
+                    e = j
+                    while e < len(its) and float(its[e][1]) - c_start <= h:
+                        e += 1
+                    c0f = 0.5 * (c_start + float(its[e - 1][1]))
+                    c0 = arb(c0f)
+                    mu = [arb(0)] * R
+                    for P, c in its[j:e]:
+                        dl = c - c0
+                        t = P
+                        for r in range(R):
+                            mu[r] += t
+                            t = t * dl / (r + 1)
+                        rem += P * dl.abs_upper() ** R / fR
+                    pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
+                    pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
+                    out.append((c0, pp, pm))
+                    j = e
+                clusters[key] = out
+            # int_(a0)^U1 |F - F_Taylor| <= rem U1^R / R  (|phi| <= 1, |ga| <= 1 on the real line)
+            taylor_err = rem * arb(U1) ** R / R
 
             def F(z, analytic):
                 e0 = [(i * z * x).exp() for x in wc0]
@@ -534,10 +703,10 @@ class _Run:
                         cp *= f1p ** m
                         cm *= f1m ** m
                     sp = sm = acb(0)
-                    for P, c in groups[(n, m)]:
-                        h = (-i * z * c).exp()
-                        sp += P * h
-                        sm += P / h
+                    for c0, pp, pmn in clusters[(n, m)]:
+                        h = (-i * z * c0).exp()
+                        sp += h * pp(z)
+                        sm += pmn(z) / h
                     gp += cp * sp
                     gm += cm * sm
                 ga = (-sg2h * z * z).exp()
@@ -561,6 +730,7 @@ class _Run:
             I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_c) / 16, rel_tol=arb(2) ** -60,
                              eval_limit=2_000_000, deg_limit=200)
             I1 = (I.real + SD * a0 + arb(0, float((a0 ** 3 * SM3 / 18).upper()))
+                  + arb(0, _hi(taylor_err))
                   + arb(0, float((W * T1).upper())))
             return W / 2 + I1 / arb.pi()
 
@@ -573,6 +743,22 @@ def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
         b = b * (c - j + 1) // j
         cf.append(arb(b) * w ** j)
     return arb_poly(cf)
+
+
+def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes) -> float:
+    """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
+    mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
+    A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
+    try:
+        run = _Run(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True)
+        run.run()
+    except (CapacityError, PrecisionError):
+        return 0.0
+    if not run.pilot_den > 0:
+        return 0.0
+    a = run.pilot_num / run.pilot_den
+    wmax = float(run.wmax)
+    return float(min(max(a, 0.0), 0.5 / wmax)) if wmax > 0 else 0.0
 
 
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
@@ -592,7 +778,10 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     t0 = time.time()
     old = ctx.prec
     try:
-        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes)
+        alpha = 0.0
+        if ALPHA_SHIFT and red.k > 1:
+            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes)
+        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha)
         run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
@@ -614,3 +803,47 @@ def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol
     ``inclusive`` (``>=``, ``<=``).  ``tol`` is the mass below which a heavy
     node is dropped (its mass enters the width)."""
     return kfourier_details(P, q, lam, eps=eps, tol=tol, prec=prec, max_nodes=max_nodes).eta
+
+
+def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int = 16,
+                   prec: int = 160, max_nodes: int = 300_000) -> Interval:
+    """Certified ``delta = E[(1 - lam / R~)+]`` at large ``kN`` from certified etas, where
+    ``R~`` is the statistic whose upper tail :func:`kfourier_eta` encloses
+    (``P[R~ > r] = eta(r)``: ``R`` forward, ``1 / R`` reverse).
+
+    ``delta = int_0^inf lam / r^2 P[R~ > r] dr = int_0^1 eta(lam / u) du`` and
+    ``u -> eta(lam / u)`` is nondecreasing, so on the grid ``u_i = i / grid``
+
+        sum_(i >= 1) (u_(i+1) - u_i) eta_lo(lam / u_i)  <=  delta  <=  sum_(i >= 0) (u_(i+1) - u_i) eta_hi(lam / u_(i+1))
+
+    (``lam = e^eps``: the lower sum at a rational above ``e^eps``, the upper at one
+    below; delta decreases in ``lam``).  The width is about ``eta(lam) / grid``: a
+    coarse but certified enclosure (``grid`` eta evaluations, two per point for ``eps``).
+
+    >>> from exactdp.reductions.pairs import reverse_canonical_pair
+    >>> iv = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), grid=4, tol=1e-5)
+    >>> 0 < float(iv.lower) < float(iv.upper) < 0.5
+    True
+    """
+    lam, eps = parse_lam_eps(lam, eps)
+    if not (isinstance(grid, int) and 1 <= grid <= 10_000):
+        raise ParameterError(f"grid must be an integer in [1, 10000], got {grid!r}")
+    if lam is not None:
+        lam_lo = lam_hi = Fraction(lam)
+    else:
+        e = exp_interval(Fraction(eps))
+        lam_lo, lam_hi = e.lower, e.upper
+    us = [Fraction(i, grid) for i in range(grid + 1)]
+    cache = {}
+
+    def eta(r):
+        if r not in cache:
+            cache[r] = kfourier_eta(P, q, r, tol=tol, prec=prec, max_nodes=max_nodes)
+        return cache[r]
+    lo = hi = Fraction(0)
+    for i in range(grid):
+        du = us[i + 1] - us[i]
+        hi += du * eta(lam_lo / us[i + 1]).upper
+        if i >= 1:
+            lo += du * eta(lam_hi / us[i]).lower
+    return Interval(lo, max(lo, min(hi, Fraction(1))))

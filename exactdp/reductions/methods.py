@@ -134,6 +134,7 @@ class Options:
     tol: float
     max_nodes: int | None
     step: Fraction
+    digits: int = 10
 
 
 def _options(method, digits: int, tol, max_nodes, step) -> Options:
@@ -146,7 +147,7 @@ def _options(method, digits: int, tol, max_nodes, step) -> Options:
     step = LATTICE_STEP if step is None else domains.to_fraction(step, "step")
     if step <= 0:
         raise ParameterError(f"step must be a positive rational, got {step}")
-    return Options(float(tol), max_nodes, step)
+    return Options(float(tol), max_nodes, step, digits)
 
 
 def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: Options) -> Interval:
@@ -174,7 +175,7 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
                 if iv is not None:
                     break
                 raise CapacityError(str(e)) from None
-            if iv.width <= Fraction(1, 10 ** digits) * iv.upper or iv.width <= Fraction(1, 10 ** 9):
+            if iv.width <= Fraction(1, 10 ** opt.digits) * iv.upper or iv.width <= Fraction(1, 10 ** 9):
                 break
         return iv
     if lam is None:
