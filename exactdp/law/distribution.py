@@ -279,9 +279,16 @@ class PrivacyRatio:
                 if not few and prev is not None and short > prev / rw:
                     break
                 prev = rw
-                # at most 100 times finer per attempt (the light law's smoothness is
-                # proved at a resolution tied to tol), at least twice
-                tol = max(tol * 1e-2, min(float(iv.mid) * 10.0**(-digits) * 1e-3, tol / 2), 1e-30)
+                # the width shrinks about like tol: aim at 0.4 times the width asked
+                # (at least twice finer, at most 10^6 per attempt: the light law's smoothness
+                # is proved at a resolution tied to tol); a value far below the truncation
+                # ([0, u], u < tol) goes to u's scale at once
+                want = float(iv.mid) * 10.0**(-digits)
+                if iv.lower == 0 and iv.upper < tol:
+                    nxt = float(iv.upper) * 10.0**(-digits - 2)
+                else:
+                    nxt = tol * min(max(0.4 * want / max(float(iv.width), 1e-300), 1e-6), 0.5)
+                tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
         return require_digits(iv, digits, what,

@@ -250,6 +250,23 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
+    if fourier:
+        # every value is a costly certified enclosure: each asked only the digits its
+        # comparison needs (exactdp.law.costly_crossing); eta = delta = 0 at ratio_max
+        from .costly_crossing import decreasing_crossing
+
+        def enclose(lam: Fraction, dg: int) -> Interval:
+            if hasattr(progress, "note"):
+                progress.note(f"certifying lam = {float(lam):.10g} ({dg} digits)")
+            try:
+                return q_fun(lam=lam, digits=dg, progress=progress, max_seconds=max_seconds)
+            except DigitsNotMetError as e:
+                return e.reached
+
+        a, b = decreasing_crossing(enclose, Fraction(1), dist.mechanism.ratio_max, target,
+                                   rel_u=0.9 * 10.0**(-digits),
+                                   g_lo=g1 if g1.lower > target else None)
+        return Interval(ln_interval(a).lower, ln_interval(b).upper)
     a, b = crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
     return Interval(ln_interval(a).lower, ln_interval(b).upper)
