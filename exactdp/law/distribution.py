@@ -691,9 +691,24 @@ class WorstCase:
 
     def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
                 max_seconds=None):
-        """Smallest eps meeting the target in both directions."""
+        """Smallest eps meeting the target in both directions.
+
+        The forward bracket ``[e_a, e_b]`` first; when the reverse direction is certified to
+        meet the target already at ``e_a`` (its smallest eps is at most ``e_a``: eta and delta
+        fall as eps grows), the forward bracket is the answer and the reverse search is skipped.
+        """
         a = self.forward.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
+        if a.lower > 0:
+            query = self.reverse.delta if delta is not None else self.reverse.eta
+            try:
+                v = query(eps=a.lower, digits=3, max_seconds=max_seconds)
+            except DigitsNotMetError as e:
+                v = e.reached
+            except (CapacityError, PrecisionError):
+                v = None
+            if v is not None and v.upper <= domains.TARGET.parse(delta if delta is not None else eta):
+                return a
         b = self.reverse.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
         return Interval.hull_max(a, b)
