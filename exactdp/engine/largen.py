@@ -722,7 +722,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
             return chernoff_decide(law, sl, pm)
 
         def chernoff_decide(law, sl, pm):
-            """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi) of ``law`` against
+            """Enclosures (pa_lo, pa_hi, exa_lo, exa_hi, exb_lo, exb_hi, pb_lo, pb_hi) of ``law`` against
             ``sl`` from its Chernoff bound, when the far side weighs below the node's
             share ``tol / 100`` of the budget (``pm`` the node's mass), else ``None``."""
             z = (float(sl) - law.meanf) / law.sdf
@@ -736,8 +736,10 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 return None
             Bu, Eu = _up(B), _up(E)
             if above:
-                return (arb(0), Bu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu)
-            return (1 - Bu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu)
+                return (arb(0), Bu, arb(0), Eu, sl - law.mean, sl - law.mean + Eu, 1 - Bu, arb(1))
+            # (pb_lo, pb_hi) last: the far side's bound itself, not 1 - (1 - Bu), whose
+            # rounding (~2^-prec) would swamp a bound far below it
+            return (1 - Bu, arb(1), law.mean - sl, law.mean - sl + Eu, arb(0), Eu, arb(0), Bu)
 
         light_set = set(light)
 
@@ -761,7 +763,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 acc_b.add(M, 1 - r[1], arb(1))
             elif r is not None and above and float(r[0].lower()) > 0:
                 acc_a.add(M, r[0], arb(1))
-                acc_b.add(M, arb(0), 1 - r[0])
+                acc_b.add(M, arb(0), r[7])
             else:
                 dropped += M
 
@@ -789,7 +791,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 r = rest_chernoff(heavy[level_idx], n_rem, light_outlier, s_arb - H, P)
                 if r is not None:
                     acc_a.add(P, r[0], r[1])
-                    acc_b.add(P, 1 - r[1], 1 - r[0])
+                    acc_b.add(P, r[6], r[7])
                     if excess:
                         acc_ea.add(P, r[2], r[3])
                         acc_eb.add(P, r[4], r[5])
@@ -799,7 +801,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 if r is None:
                     return
                 acc_a.add(P, r[0], r[1])
-                acc_b.add(P, 1 - r[1], 1 - r[0])
+                acc_b.add(P, r[6], r[7])
                 if excess:
                     acc_ea.add(P, r[2], r[3])
                     acc_eb.add(P, r[4], r[5])

@@ -89,9 +89,10 @@ def decreasing_crossing(enclose, x_lo: Fraction, x_hi: Fraction, target: Fractio
         u = math.log(float(x))
         iv = enclose(x, d)
         st = status(iv)
-        if st < 0 and u > V[0]:
+        # only inside the bracket (a g that is not monotone keeps a down-crossing inside)
+        if st < 0 and V[0] < u < M[0]:
             V = (u, x)
-        if st > 0 and u < M[0]:
+        if st > 0 and V[0] < u < M[0]:
             M = (u, x)
         m = float(iv.mid)
         f = fh = None
