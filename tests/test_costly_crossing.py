@@ -66,3 +66,19 @@ def test_lower_end_must_be_violated():
     with pytest.raises(PrecisionError):
         decreasing_crossing(lambda x, d: Interval.exact(0), F(1), F(10), F(1, 2), rel_u=1e-3,
                             g_lo=Interval.exact(F(1, 4)))
+
+
+@pytest.mark.parametrize("offset", [-0.3, -0.01, 0.0, 0.02, 0.5])
+def test_a_guess_only_places_points(offset):
+    # a good guess saves evaluations; a wrong one costs some, never the certification
+    fun = FUNS["gauss"]
+    target = F(1, 100)
+    u_true = 0.8245645877
+    log = []
+    enc = _enclose(fun, log)
+    a, b = decreasing_crossing(enc, F(1), F(10**5), target, rel_u=1e-4, g_lo=enc(F(1), 3),
+                               guess=(u_true + offset, 0.01))
+    assert fun(float(a)) > target >= fun(float(b))
+    assert 0 < math.log(b) - math.log(a) <= 1e-4 * math.log(a)
+    if offset == 0.0:
+        assert len(log) <= 8

@@ -42,7 +42,7 @@ def _rational(x: float, rel: float) -> Fraction:
 
 def decreasing_crossing(enclose, x_lo: Fraction, x_hi: Fraction, target: Fraction, *,
                         rel_u: float, max_digits: int = 7, g_lo: Interval | None = None,
-                        max_evals: int = 60) -> tuple[Fraction, Fraction]:
+                        max_evals: int = 60, guess: tuple | None = None) -> tuple[Fraction, Fraction]:
     """Certified ``(x_a, x_b)`` with ``g(x_a) > target >= g(x_b)`` and
     ``ln x_b - ln x_a <= rel_u * ln x_a`` (``1 < x_lo < x_hi`` not required for
     ``x_lo = 1``: ``ln x_a`` is then bounded by the points evaluated).
@@ -51,6 +51,8 @@ def decreasing_crossing(enclose, x_lo: Fraction, x_hi: Fraction, target: Fractio
     ``g(x)`` (of relative width about ``10^-digits``, wider allowed); ``g`` is
     non-increasing with ``g(x_lo) > target`` (``g_lo`` its enclosure, or evaluated) and
     ``g(x_hi) <= target`` (taken as given: e.g. ``g = 0`` at the top of the support).
+    ``guess = (u, spread)``: where to look first (e.g. a Monte Carlo quantile; placement
+    only, nothing is certified by it).
     Raises :class:`~exactdp.core.errors.PrecisionError` when ``max_digits`` do not decide.
 
     >>> import math
@@ -130,8 +132,11 @@ def decreasing_crossing(enclose, x_lo: Fraction, x_hi: Fraction, target: Fractio
     side = 0
     slope = None
     ta, tb = ((ua, fa) if fa is not None else None), None
-    for _ in range(40):
-        if fa is not None and fb is not None and fa != fb:
+    guess_pts = [guess[0]] if guess is not None else []
+    for it in range(40):
+        if guess_pts:
+            u = guess_pts.pop()
+        elif fa is not None and fb is not None and fa != fb:
             u = ub - fb * (ub - ua) / (fb - fa)
         else:
             u = 0.5 * (ua + ub)
@@ -142,6 +147,9 @@ def decreasing_crossing(enclose, x_lo: Fraction, x_hi: Fraction, target: Fractio
             st_side = st if st != 0 else 1
         else:
             st_side = -1 if f > 0 else 1
+        if guess is not None and it == 0:
+            # the second point one spread away, on the side where the crossing lies
+            guess_pts.append(u + guess[1] if st_side < 0 else u - guess[1])
         if st_side < 0:
             if side < 0 and fb is not None:
                 fb /= 2

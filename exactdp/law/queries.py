@@ -265,11 +265,33 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
 
         a, b = decreasing_crossing(enclose, Fraction(1), dist.mechanism.ratio_max, target,
                                    rel_u=0.9 * 10.0**(-digits),
-                                   g_lo=g1 if g1.lower > target else None)
+                                   g_lo=g1 if g1.lower > target else None,
+                                   guess=_sampled_guess(dist, tgt) if name == "eta" else None)
         return Interval(ln_interval(a).lower, ln_interval(b).upper)
     a, b = crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
     return Interval(ln_interval(a).lower, ln_interval(b).upper)
+
+
+#: seeded Monte Carlo draws of R that place the first points of an eta search beyond the tree
+GUESS_SAMPLES = 20_000
+
+
+def _sampled_guess(dist, tgt: float):
+    """``(ln lam, spread)`` where a seeded Monte Carlo sample of R puts eta = ``tgt``
+    (placement only: :func:`exactdp.law.costly_crossing.decreasing_crossing` certifies), or
+    ``None`` when the sample holds too few draws above it."""
+    import numpy as np
+    n = GUESS_SAMPLES
+    if tgt * n < 50 or dist.direction not in ("forward", "reverse"):
+        return None
+    r = dist.mechanism.sample_ratio(dist.N, n, dist.direction, rng=0)
+    k = 3 / math.sqrt(tgt * n)       # ~3 standard deviations of the exceedance count
+    qs = np.quantile(r, [1 - tgt, 1 - tgt * (1 - k), 1 - tgt * (1 + k)])
+    if not (qs > 1).all():
+        return None
+    u = np.log(qs)
+    return float(u[0]), max(float(abs(u[1] - u[2]) / 2), 1e-6 * float(u[0]))
 
 
 def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
