@@ -266,7 +266,7 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
         a, b = decreasing_crossing(enclose, Fraction(1), dist.mechanism.ratio_max, target,
                                    rel_u=0.9 * 10.0**(-digits),
                                    g_lo=g1 if g1.lower > target else None,
-                                   guess=_sampled_guess(dist, tgt) if name == "eta" else None)
+                                   guess=_sampled_guess(dist, tgt, name))
         return Interval(ln_interval(a).lower, ln_interval(b).upper)
     a, b = crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
@@ -277,21 +277,45 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
 GUESS_SAMPLES = 20_000
 
 
-def _sampled_guess(dist, tgt: float):
-    """``(ln lam, spread)`` where a seeded Monte Carlo sample of R puts eta = ``tgt``
-    (placement only: :func:`exactdp.law.costly_crossing.decreasing_crossing` certifies), or
-    ``None`` when the sample holds too few draws above it."""
+def _sampled_guess(dist, tgt: float, name: str):
+    """``(ln lam, spread)`` where a seeded Monte Carlo sample of R puts eta (or delta =
+    ``E (1 - lam/R)+``, 000 (1.8), in both directions) at ``tgt``: placement only
+    (:func:`exactdp.law.costly_crossing.decreasing_crossing` certifies); ``None`` when
+    fewer than 30 draws lie above it."""
     import numpy as np
-    n = GUESS_SAMPLES
-    if tgt * n < 50 or dist.direction not in ("forward", "reverse"):
+    if dist.direction not in ("forward", "reverse"):
         return None
-    r = dist.mechanism.sample_ratio(dist.N, n, dist.direction, rng=0)
-    k = 3 / math.sqrt(tgt * n)       # ~3 standard deviations of the exceedance count
-    qs = np.quantile(r, [1 - tgt, 1 - tgt * (1 - k), 1 - tgt * (1 + k)])
-    if not (qs > 1).all():
+    n = GUESS_SAMPLES if name == "eta" else 5 * GUESS_SAMPLES
+    r = np.sort(dist.mechanism.sample_ratio(dist.N, n, dist.direction, rng=0))[::-1]
+    if name == "eta":
+        def est(lam):
+            return float(np.count_nonzero(r > lam)) / n
+    else:
+        def est(lam):
+            top = r[r > lam]
+            return float((1 - lam / top).sum()) / n
+
+    def solve(t):
+        lo, hi = 1.0, float(r[0])
+        if not est(lo) > t:
+            return None
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            if est(mid) > t:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    lam = solve(tgt)
+    if lam is None or np.count_nonzero(r > lam) < 30:
         return None
-    u = np.log(qs)
-    return float(u[0]), max(float(abs(u[1] - u[2]) / 2), 1e-6 * float(u[0]))
+    k = 3 / math.sqrt(float(np.count_nonzero(r > lam)))      # ~3 standard deviations
+    lo, hi = solve(tgt * (1 + k)), solve(tgt * (1 - k))
+    u = math.log(lam)
+    if lo is None or hi is None or not u > 0:
+        return None
+    return u, max((math.log(hi) - math.log(lo)) / 2, 1e-6 * u)
 
 
 def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
