@@ -82,3 +82,12 @@ def test_far_tail_bound_is_not_lost_in_rounding():
     assert rev.lower == 0 and rev.upper <= F(1, 10**299)
     iv = w.eta(eps=2, digits=3)
     assert iv.relative_width() <= 1e-3 and F(1, 10**57) < iv.lower < iv.upper < F(1, 10**55)
+
+
+def test_dropped_heavy_node_adds_nothing_below_the_threshold():
+    # delta ~ 1e-6 at eps = 5.934 (L = 40, N = 10^7, q = 0.351): a dropped node with a user in
+    # the top category has S >= w_40 > e^eps, so it adds nothing to E(s - S)+; charging it
+    # s times its mass left the width at 2.4e-3 whatever the truncation
+    d = from_randomized_response(10**7, 40, "0.351")
+    iv = d.delta(eps=F(593425, 100000), digits=3)
+    assert iv.relative_width() <= 1e-3 and F(1, 10**6) < iv.lower < F(11, 10**7)

@@ -60,7 +60,8 @@ alone bounds the tail.  Far from the light law's centre the Chernoff bound
 forward delta is ``E_D (S - lam)+``, the reverse ``lam E_D (1/lam - S)+``).  Both
 ``E(S - s)+`` and ``E(s - S)+`` are accumulated node by node; a node left unexpanded
 adds its mass times ``max S`` (at most ``H + n_rem w_l``) to the first but only its mass
-times ``s`` to the second (``0 <= (s - S)+ <= s``).  The exact identity
+times ``(s - H)+`` to the second (``0 <= (s - S)+ <= (s - H)+``, ``S >= H`` the node's
+heavy sum).  The exact identity
 
     E(S - s)+ - E(s - S)+ = E S - s,     E_D S = n sum_l pi0_l w_l  (= 1 for n = N)
 
@@ -698,6 +699,14 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
         acc_a, acc_b, acc_ea, acc_eb = _Acc(), _Acc(), _Acc(), _Acc()
         dropped = arb(0)
         dropped_ex = arb(0)
+        dropped_eb = arb(0)         # E(s - S)+ of the dropped nodes: mass times (s - min S)+
+
+        def below_gap(Hmin):
+            """An exact arb >= (s - Hmin)+ (S >= Hmin on the node: weights are positive)."""
+            d = s_arb - Hmin
+            if d < 0:
+                return arb(0)
+            return arb(max(float(d.upper()), 0.0) * (1 + 1e-9) + 1e-300)
         # conditional mean weight of a null user restricted to categories <= l
         cum = {}
         run = arb(0)
@@ -769,7 +778,7 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
 
         def walk(level_idx, n_rem, H, P, light_outlier):
             """Enumerate heavy counts from heavy[level_idx] down."""
-            nonlocal dropped, dropped_ex
+            nonlocal dropped, dropped_ex, dropped_eb
             if n_rem < n_users - n_slack:
                 raise CapacityError("the heavy categories hold too many users for this strategy; "
                                     "use the tree strategy")
@@ -831,12 +840,14 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
                 vals, tail = _pmf_window(n_rem, th, float(th), tol * 1e-3)
                 dropped += P * arb(tail)
                 dropped_ex += P * arb(tail) * (H + n_rem * w[l])
+                dropped_eb += P * arb(tail) * below_gap(H)
             for k, pk in vals:
                 Pk = P * pk
                 if float(Pk.upper()) < tol:
                     dropped += Pk
                     if excess:
                         dropped_ex += Pk * (H + k * w[l] + (n_rem - k) * cum[l][1])
+                        dropped_eb += Pk * below_gap(H + k * w[l])
                     continue
                 walk(level_idx + 1, n_rem - k, H + k * w[l], Pk, light_outlier)
 
@@ -864,7 +875,8 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
             ea = acc_ea.interval()
             ea = Interval(ea.lower, ea.upper + Fraction(float(dropped_ex.upper()) * (1 + 1e-9)))
             eb = acc_eb.interval()
-            eb = Interval(eb.lower, eb.upper + Fraction(dmass) * Fraction(_hi(s_arb)))
+            # a dropped node adds at most its mass times (s - min S)+ <= its mass times s
+            eb = Interval(eb.lower, eb.upper + Fraction(float(dropped_eb.upper()) * (1 + 1e-9)))
             # the identity E(S - s)+ = E S - s + E(s - S)+ with E S exact: the below excess
             # charges a dropped node at most s times its mass (the above excess, its largest
             # value), so each side also encloses the other; both enclosures hold

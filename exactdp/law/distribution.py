@@ -278,6 +278,7 @@ class PrivacyRatio:
                 short = rw / 10.0**(-digits)
                 if not few and prev is not None and short > prev / rw:
                     break
+                stalled = prev is not None and rw > 0.5 * prev     # a lumpy width: go further
                 prev = rw
                 # the width shrinks about like tol: aim at 0.4 times the width asked
                 # (at least twice finer, at most 10^6 per attempt: the light law's smoothness
@@ -288,6 +289,8 @@ class PrivacyRatio:
                     nxt = float(iv.upper) * 10.0**(-digits - 2)
                 else:
                     nxt = tol * min(max(0.4 * want / max(float(iv.width), 1e-300), 1e-6), 0.5)
+                    if stalled:
+                        nxt = min(nxt, tol * 1e-3)
                 tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
