@@ -312,10 +312,20 @@ class PrivacyRatio:
                 short = rw / 10.0**(-digits)
                 if not few and prev is not None and short > prev / rw:
                     break
+                stalled = prev is not None and rw > 0.5 * prev     # a lumpy width: go further
                 prev = rw
-                # at most 100 times finer per attempt (the light law's smoothness is
-                # proved at a resolution tied to tol), at least twice
-                tol = max(tol * 1e-2, min(float(iv.mid) * 10.0**(-digits) * 1e-3, tol / 2), 1e-30)
+                # the width shrinks about like tol: aim at 0.4 times the width asked
+                # (at least twice finer, at most 10^6 per attempt: the light law's smoothness
+                # is proved at a resolution tied to tol); a value far below the truncation
+                # ([0, u], u < tol) goes to u's scale at once
+                want = float(iv.mid) * 10.0**(-digits)
+                if iv.lower == 0 and iv.upper < tol:
+                    nxt = float(iv.upper) * 10.0**(-digits - 2)
+                else:
+                    nxt = tol * min(max(0.4 * want / max(float(iv.width), 1e-300), 1e-6), 0.5)
+                    if stalled:
+                        nxt = min(nxt, tol * 1e-3)
+                tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
         return require_digits(iv, digits, what,
@@ -718,9 +728,24 @@ class WorstCase:
 
     def epsilon(self, *, delta=None, eta=None, digits: int | None = None, progress=None,
                 max_seconds=None):
-        """Smallest eps meeting the target in both directions."""
+        """Smallest eps meeting the target in both directions.
+
+        The forward bracket ``[e_a, e_b]`` first; when the reverse direction is certified to
+        meet the target already at ``e_a`` (its smallest eps is at most ``e_a``: eta and delta
+        fall as eps grows), the forward bracket is the answer and the reverse search is skipped.
+        """
         a = self.forward.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
+        if a.lower > 0:
+            query = self.reverse.delta if delta is not None else self.reverse.eta
+            try:
+                v = query(eps=a.lower, digits=3, max_seconds=max_seconds)
+            except DigitsNotMetError as e:
+                v = e.reached
+            except (CapacityError, PrecisionError):
+                v = None
+            if v is not None and v.upper <= domains.TARGET.parse(delta if delta is not None else eta):
+                return a
         b = self.reverse.epsilon(delta=delta, eta=eta, digits=digits, progress=progress,
                                  max_seconds=max_seconds)
         return Interval.hull_max(a, b)

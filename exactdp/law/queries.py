@@ -250,9 +250,85 @@ def smallest_epsilon(dist, *, delta=None, eta=None, digits: int | None = None, p
     if g1.upper <= target:
         return Interval.exact(0)
     lam_max = float(dist.mechanism.ratio_max)
+    if fourier:
+        # every value is a costly certified enclosure: each asked only the digits its
+        # comparison needs (exactdp.law.costly_crossing); eta = delta = 0 at ratio_max
+        from .costly_crossing import decreasing_crossing
+
+        def enclose(lam: Fraction, dg: int) -> Interval:
+            if hasattr(progress, "note"):
+                progress.note(f"certifying lam = {float(lam):.10g} ({dg} digits)")
+            try:
+                return q_fun(lam=lam, digits=dg, progress=progress, max_seconds=max_seconds)
+            except DigitsNotMetError as e:
+                return e.reached
+
+        a, b = decreasing_crossing(enclose, Fraction(1), dist.mechanism.ratio_max, target,
+                                   rel_u=0.9 * 10.0**(-digits),
+                                   g_lo=g1 if g1.lower > target else None,
+                                   guess=_sampled_guess(dist, tgt, name))
+        return Interval(ln_interval(a).lower, ln_interval(b).upper)
     a, b = crossing(g_exact, g_fast, 1.0, lam_max, target, digits, decreasing=True,
                      smooth=(name == "delta" or fourier), relative_to_log=True, coarse=fourier)
     return Interval(ln_interval(a).lower, ln_interval(b).upper)
+
+
+#: seeded Monte Carlo draws of R that place the first points of an eta search beyond the tree
+GUESS_SAMPLES = 20_000
+
+
+def _sampled_guess(dist, tgt: float, name: str):
+    """``(ln lam, spread)`` where a seeded Monte Carlo sample of R puts eta (or delta =
+    ``E (1 - lam/R)+``, 000 (1.8), in both directions) at ``tgt``: placement only
+    (:func:`exactdp.law.costly_crossing.decreasing_crossing` certifies); ``None`` when
+    fewer than 30 draws lie above it."""
+    import numpy as np
+    if dist.direction not in ("forward", "reverse"):
+        return None
+    # delta's crossing lies deeper in the tail: up to 40 batches (8e5 draws, ~5 s)
+    # until 30 draws lie above the sampled crossing (the sampled delta at the 30th largest
+    # draw is at most tgt)
+    batches = []
+    rng = np.random.default_rng(0)
+    for _ in range(1 if name == "eta" else 40):
+        batches.append(dist.mechanism.sample_ratio(dist.N, GUESS_SAMPLES, dist.direction, rng=rng))
+        n = GUESS_SAMPLES * len(batches)
+        r = np.concatenate(batches)
+        if name == "eta":
+            break
+        top = np.sort(r)[::-1][:30]
+        if top.size == 30 and float((1 - top[-1] / top).sum()) / n <= tgt:
+            break
+    r = np.sort(r)[::-1]
+    if name == "eta":
+        def est(lam):
+            return float(np.count_nonzero(r > lam)) / n
+    else:
+        def est(lam):
+            top = r[r > lam]
+            return float((1 - lam / top).sum()) / n
+
+    def solve(t):
+        lo, hi = 1.0, float(r[0])
+        if not est(lo) > t:
+            return None
+        for _ in range(80):
+            mid = math.sqrt(lo * hi)
+            if est(mid) > t:
+                lo = mid
+            else:
+                hi = mid
+        return hi
+
+    lam = solve(tgt)
+    if lam is None or np.count_nonzero(r > lam) < 30:
+        return None
+    k = 3 / math.sqrt(float(np.count_nonzero(r > lam)))      # ~3 standard deviations
+    lo, hi = solve(tgt * (1 + k)), solve(tgt * (1 - k))
+    u = math.log(lam)
+    if lo is None or hi is None or not u > 0:
+        return None
+    return u, max((math.log(hi) - math.log(lo)) / 2, 1e-6 * u)
 
 
 def _fast_value(dist, name, lam: Fraction, tol: float) -> float:
