@@ -8,26 +8,44 @@ above; it pushes the children ``T_l = t`` whose range
 threshold and whose mass (the node's mass times the ``Bin(m, theta_l)`` pmf) is at
 least ``tol``; a child wholly on one side is summed in closed form.
 
-:func:`estimate_nodes` predicts that count with Knuth's estimator of the size of a
-backtracking tree (Knuth 1975, "Estimating the efficiency of backtrack programs"):
-walk from the root choosing one pushed child uniformly at random; the sum over the
-levels of the product of the branching factors met is an unbiased estimate of the
-node count.  The children of a node are counted exactly, as the kernel does (two
-linear inequalities for the straddling ``t`` and the interval where the unimodal
-binomial pmf is above ``tol / P``), so the estimate follows the threshold, the
-truncation and ``N``.  The subtree sizes below the top levels differ by orders
-of magnitude (a few more heavy users decide whether the threshold is still in
-reach), which makes single walks from the root heavy-tailed; so the top levels
-are enumerated exactly while a level holds at most :data:`FRONTIER` nodes, and
-:data:`PER_NODE` walks (a fixed seed: deterministic) start from every node of
-the last level so enumerated; the sampled part is multiplied by
-:data:`SAMPLED_BIAS` (a finite sample of a heavy-tailed estimate mostly falls below
-its mean).  Measured against the kernel's node count over
-``benchmarks/bench_capacity.py``'s grid (L = 2..16, N up to 10^4, both directions,
-lam = 1 + 2 sd(R) and e^2; 151 trees of 1 to 7.7e6 nodes) predicted/actual is in
-[1, 1.6] for L <= 8 and in [1/3, 3] in 149 of the 151 cases; the two others are
-L = 16, N = 1000, lam = e^2 (0.23 forward, 4.7 reverse), where a few rare subtrees
-hold most of the nodes.  Beyond
+:func:`estimate_nodes` predicts that count.  The children of a node are counted
+exactly, as the kernel does (two linear inequalities for the straddling ``t`` and the
+interval where the unimodal binomial pmf is above ``tol / P``), so the estimate follows
+the threshold, the truncation and ``N``; the model's tree is the kernel's (its full
+enumeration reproduces the kernel's node count exactly, e.g. 1882375 and 7725462 nodes
+at L = 16, N = 1000, lam = e^2, q = 1/4, forward and reverse).
+
+1. The top levels are enumerated exactly (breadth first) while a level holds at most
+   :data:`FRONTIER` nodes.
+2. Below, Chen's *stratified sampling* ("heuristic sampling", P. C. Chen 1992, SIAM J.
+   Comput. 21(2), a refinement of Knuth 1975, "Estimating the efficiency of backtrack
+   programs"): each level keeps one *representative* node per *stratum*, with a
+   weight ``w`` (the number of nodes of the level it stands for).  All children of
+   all representatives are generated; each child inherits its parent's weight; the
+   children are grouped by a stratum key, and each group keeps one child chosen with
+   probability proportional to its weight, which then carries the group's total
+   weight ``W``.  Then ``E[W f(rep)] = sum_i w_i f(i)`` for any ``f``, so the sum over
+   the levels of ``sum w * (number of children)`` is an unbiased estimate of the
+   node count (with one stratum per node it is the exact count; with one stratum per
+   level it is Knuth's random walk).
+
+The variance is small when the nodes of one stratum have subtrees of similar size.
+Knuth's plain walks (the former estimator: uniform random walks from the frontier)
+failed there: the subtree sizes below the top levels differ by orders of magnitude
+(a few more heavy users decide whether the threshold is still in reach), so the walks'
+estimate is heavy-tailed -- at L = 16, N = 1000, lam = e^2 eight seeds gave 0.1x-8x the
+true count (a few walks reaching a huge subtree make the over-predictions, their
+absence the under-predictions), and no probe count that keeps it cheap fixes that.
+The key here is what decides a subtree's size: the child's own straddling range ``[a, b]``
+of its next count (before the binomial window; logarithmic buckets beyond 16) and its
+log mass ``log P`` in steps of :data:`LOGMASS_STEP` nats (the truncation window ``P
+Bin(t) >= tol`` narrows as ``P`` falls).  When a level holds more than ``strata``
+distinct keys, the buckets are coarsened by factors of 2 until it does not, so the cost
+is about ``strata`` nodes per level, whatever the tree's size.  Deterministic: one
+fixed seed (routing is reproducible).
+
+Measured against the kernel's node count over ``benchmarks/bench_capacity.py``'s grid
+(see benchmarks/RESULTS.md, "Issue 14: capacity predictor (2026-11-26)").  Beyond
 :data:`MAX_NODES` the tree is not used (the Fourier strategy is, where it applies),
 and a refusal says what to do instead.
 """
@@ -35,25 +53,25 @@ and a refusal says what to do instead.
 from __future__ import annotations
 
 import math
-import random
 from functools import lru_cache
 
 from ..core.errors import CapacityError
 from ..model.mechanism import Mechanism
 
 __all__ = ["estimate_nodes", "estimate_seconds", "check_capacity", "typical_thresholds",
-           "tree_seconds", "MAX_NODES", "PROBES", "SAFETY"]
+           "tree_seconds", "MAX_NODES", "STRATA", "SAFETY"]
 
 MAX_NODES = 5e7
-#: random walks per estimate (Knuth's estimator, fixed seed), at least
-PROBES = 256
+#: strata (representatives) per level of the full pass
+STRATA = 1024
+#: strata per level of the coarse pass (and its exact frontier)
+COARSE_STRATA = 256
 #: the top levels are enumerated exactly while a level holds at most this many nodes
 FRONTIER = 4096
-#: random walks from each node of the exactly enumerated frontier, at least
-PER_NODE = 16
-#: factor on the sampled part: the walks' estimate is unbiased but heavy-tailed, so
-#: a finite sample mostly falls below the mean (measured: 0.3-1.2x before the factor)
-SAMPLED_BIAS = 1.5
+#: children generated per representative at most (a systematic sample beyond)
+CHILDREN = 32
+#: width of the log-mass buckets of the stratum key, in nats
+LOGMASS_STEP = 2.0
 #: margin of :func:`estimate_nodes`'s ``within`` shortcut over the coarse pass
 WITHIN_MARGIN = 50.0
 #: factor applied to the node estimate when predicting seconds (the estimator's
@@ -114,9 +132,48 @@ def _window(m: int, th: float, logc: float):
     return a, b
 
 
+def _straddle_key(s: float, zs, m, cl: float, cp: float, c0: float):
+    """The straddling range ``[a, b]`` of ``T_l`` at nodes ``(l, m, zs)`` (arrays), before
+    the binomial window: ``b`` the largest count keeping the node's minimum at or below
+    ``s``, ``a`` the smallest lifting its maximum to ``s``; clipped to ``[0, m]``."""
+    import numpy as np
+    b = np.clip(np.floor((s - zs - m * c0) / (cl - c0)), 0, m)
+    a = np.clip(np.ceil((s - zs - m * cp) / (cl - cp)), 0, m)
+    return a, b
+
+
+def _log_bucket(x):
+    """0..15 exactly, then four buckets per doubling (a count's order of magnitude)."""
+    import numpy as np
+    x = np.maximum(x, 0.0)
+    return np.where(x < 16, x, 16 + np.floor(4 * np.log2(np.maximum(x, 16.0) / 16)))
+
+
+def _log_factorial(x):
+    """``log x!`` of an array of nonnegative integers (floats): a table below 256,
+    Stirling's series above (absolute error below 1e-13)."""
+    import numpy as np
+    table = _lfact_table()
+    small = x < 256
+    z = np.maximum(x, 256.0) + 1.0
+    big = (z - 0.5) * np.log(z) - z + 0.5 * math.log(2 * math.pi) + 1 / (12 * z) - 1 / (360 * z ** 3)
+    return np.where(small, table[np.minimum(x, 255).astype(np.int64)], big)
+
+
+@lru_cache(maxsize=1)
+def _lfact_table():
+    import numpy as np
+    return np.array([math.lgamma(i + 1) for i in range(256)])
+
+
 @lru_cache(maxsize=256)
-def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
-           frontier_max: int = 0, per_node: int = 0, big: float = 0.0) -> float:
+def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: int,
+                frontier_max: int = 0, big: float = 0.0) -> float:
+    """Node count of the tree at threshold ``s``: exact top levels, then Chen's
+    stratified sampling with at most ``strata`` representatives per level (see the
+    module docstring)."""
+    import numpy as np
+
     mech = Mechanism(L, q)
     c = [float(x) for x in mech.c]
     pi = [float(x) for x in mech.pi0]
@@ -124,7 +181,6 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
     for p in pi:
         run += p
         theta.append(min(p / run, 1.0) if run > 0 else 0.0)
-    rng = random.Random(seed)
     logtol = math.log(tol)
 
     def children(l, m, zs, logp):
@@ -147,7 +203,7 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
     if not N * c[0] <= s <= N * c[L]:
         return 1.0                          # the root is wholly on one side
     big = big or 20 * MAX_NODES             # beyond this the tree is out of reach anyway
-    # 1. the top levels exactly (breadth first) while the next level holds <= FRONTIER nodes
+    # 1. the top levels exactly (breadth first) while the next level holds <= frontier_max nodes
     frontier, exact = [(L, N, 0.0, 0.0)], 1.0
     while True:
         info = [children(*node) for node in frontier]
@@ -159,42 +215,78 @@ def _knuth(L: int, q, N: int, tol: float, s: float, probes: int, *, seed: int,
         exact += nxt
         frontier = [child(*node, t, ch[2]) for node, ch in zip(frontier, info)
                     if ch is not None for t in range(ch[0], ch[1] + 1)]
-    # 2. below: Knuth's random walks, at least PER_NODE from every frontier node
-    per = max(per_node or PER_NODE, -(-probes // len(frontier)))
-    total = 0.0
-    for done, node in enumerate(frontier, 1):
-        xs = []
-        for _ in range(per):
-            cur, w, x = node, 1.0, 0.0
-            while True:
-                ch = children(*cur)
-                if ch is None:
-                    break
-                a, b, th = ch
-                w *= b - a + 1
-                x += w
-                if w > 1e280:
-                    return math.inf
-                cur = child(*cur, rng.randint(a, b), th)
-            xs.append(x)
-        total += sum(xs) / per
-        if done >= 16 and exact + total * len(frontier) / done > big:
-            return exact + SAMPLED_BIAS * total * len(frontier) / done
-    return exact + SAMPLED_BIAS * total
+    # 2. below: one representative per stratum and level, weighted (Chen 1992)
+    rng = np.random.default_rng(seed)
+    level = frontier[0][0]
+    m = np.array([nd[1] for nd in frontier], dtype=float)
+    zs = np.array([nd[2] for nd in frontier])
+    lp = np.array([nd[3] for nd in frontier])
+    w = np.ones(len(frontier))
+    total, c0 = 0.0, c[0]
+    while True:
+        info = [children(level, int(mi), zi, li) for mi, zi, li in zip(m, zs, lp)]
+        keep = np.array([ch is not None for ch in info])
+        if not keep.any():
+            break
+        info = [ch for ch in info if ch is not None]
+        A = np.array([ch[0] for ch in info], dtype=float)
+        B = np.array([ch[1] for ch in info], dtype=float)
+        m, zs, lp, w = m[keep], zs[keep], lp[keep], w[keep]
+        n = (B - A + 1).astype(np.int64)
+        total += float(np.dot(w, n))        # the level's node count, estimated
+        if exact + total > big or not math.isfinite(total):
+            break
+        if level - 1 < 2:                   # the children are the last nodes (level 1)
+            break
+        # the children of every representative: all of them, or (more than CHILDREN) a
+        # systematic sample -- CHILDREN evenly spaced values of T_level after a random
+        # offset, each value drawn with probability CHILDREN / n, so weighted n / CHILDREN
+        k = np.minimum(n, CHILDREN)
+        idx = np.repeat(np.arange(n.size), k)
+        off = np.cumsum(k) - k
+        j = np.arange(idx.size) - off[idx]
+        step = n / k
+        t = A[idx] + np.floor(rng.random(n.size)[idx] * step[idx] + j * step[idx])
+        th = theta[level]
+        mi = m[idx]
+        clp = (lp[idx] + _log_factorial(mi) - _log_factorial(t) - _log_factorial(mi - t)
+               + t * math.log(th) + (mi - t) * math.log1p(-th))
+        cw = (w * step)[idx]
+        cm, czs = mi - t, zs[idx] + t * c[level]
+        # the stratum of a child: its own straddling range [a, b] and its log mass (which
+        # bounds its binomial windows), coarsened until at most `strata` strata remain
+        a2, b2 = _straddle_key(s, czs, cm, c[level - 1], c[level - 2], c0)
+        res = 1.0
+        while True:
+            key = ((_log_bucket(np.floor(b2 / res)) * 64 + _log_bucket(np.floor(a2 / res))) * 256
+                   + np.minimum(np.floor(-clp / (LOGMASS_STEP * res)), 255))
+            uk, inv = np.unique(key, return_inverse=True)
+            if uk.size <= strata or res > 1e6:
+                break
+            res *= 2
+        inv = inv.ravel()
+        # a representative with probability proportional to its weight (Efraimidis-Spirakis
+        # keys); it carries the stratum's total weight
+        score = np.log(rng.random(idx.size)) / cw
+        order = np.lexsort((score, inv))
+        pick = order[np.r_[np.nonzero(np.diff(inv[order]))[0], idx.size - 1]]
+        W = np.bincount(inv, weights=cw)
+        m, zs, lp, w = cm[pick], czs[pick], clp[pick], W[inv[pick]]
+        level -= 1
+    return exact + total
 
 
 def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None = None,
-                   probes: int = PROBES, cap: float = 20 * MAX_NODES, *,
+                   strata: int = STRATA, cap: float = 20 * MAX_NODES, *,
                    within: float | None = None) -> float:
     """Predicted node count of the conditioning tree at truncation ``tol`` for the
     threshold ``s`` on ``S = sum_i c(Y_i)`` (forward ``S`` vs ``lam N``, reverse
     ``S`` vs ``N / lam``; default: the largest over :func:`typical_thresholds`).
-    Knuth's estimator, deterministic (see the module docstring); past ``cap`` it
-    stops early (the answer is then only "more than ``cap``").  ``within``: the caller
-    only asks whether the tree has at most ``within`` nodes, so when the coarse pass
-    is below ``within / WITHIN_MARGIN`` its value is returned without the full pass
-    (the coarse pass underestimates by up to ~10x on the benchmark grid; it takes
-    2-20 ms where the full pass takes 50-120 ms).
+    Stratified sampling with ``strata`` representatives per level, deterministic (see
+    the module docstring); past ``cap`` it stops early (the answer is then only "more
+    than ``cap``").  ``within``: the caller only asks whether the tree has at most
+    ``within`` nodes, so when the coarse pass (:data:`COARSE_STRATA` strata) is below
+    ``within / WITHIN_MARGIN`` its value is returned without the full pass.
 
     >>> estimate_nodes(Mechanism(1, "1/4"), 10**5)
     1.0
@@ -206,17 +298,18 @@ def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None 
     if s is None:
         best = 0.0
         for x in typical_thresholds(mech, N):
-            best = max(best, estimate_nodes(mech, N, tol, x, probes, cap, within=within))
+            best = max(best, estimate_nodes(mech, N, tol, x, strata, cap, within=within))
             if best > cap:
                 break
         return best
-    # a coarse pass first (256-node frontier, 4 walks each): a tree far beyond the cap
-    # is known at a fraction of the cost
+    # a coarse pass first (256-node frontier, 256 strata): a tree far beyond the cap is
+    # known at a fraction of the cost (both passes stop once their sum passes ``big``)
     cap = float(cap)
-    coarse = _knuth(mech.L, mech.q, int(N), float(tol), float(s), 64, seed=0, frontier_max=256, per_node=4, big=cap)
+    args = (mech.L, mech.q, int(N), float(tol), float(s))
+    coarse = _stratified(*args, COARSE_STRATA, seed=0, frontier_max=COARSE_STRATA, big=5 * cap)
     if coarse > 5 * cap or (within is not None and coarse * WITHIN_MARGIN <= within):
         return coarse
-    return _knuth(mech.L, mech.q, int(N), float(tol), float(s), int(probes), seed=0, frontier_max=0, per_node=0, big=cap)
+    return _stratified(*args, int(strata), seed=0, frontier_max=FRONTIER, big=cap)
 
 
 def estimate_seconds(mech: Mechanism, N: int, certified: bool = True, tol: float = 1e-30, *,
