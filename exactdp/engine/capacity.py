@@ -166,12 +166,49 @@ def _lfact_table():
     return np.array([math.lgamma(i + 1) for i in range(256)])
 
 
+def _windows(m, th: float, logc):
+    """Vectorised :func:`_window`: ``[a, b] = {t : log Bin(m, th)(t) >= logc}`` for
+    arrays ``m`` (free users) and ``logc``; ``ok`` is False where the set is empty.
+    Both ends by bisection from the mode (the pmf is unimodal)."""
+    import numpy as np
+    lth, l1th = math.log(th), math.log1p(-th)
+    lfm = _log_factorial(m)
+
+    def logpmf(t):
+        return lfm - _log_factorial(t) - _log_factorial(m - t) + t * lth + (m - t) * l1th
+
+    mode = np.minimum(m, np.floor((m + 1) * th))
+    ok = logpmf(mode) >= logc
+    lo, hi = mode.copy(), m + 1                 # logpmf(lo) >= logc; hi is past the end
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        mid = np.floor((lo + hi) / 2)
+        good = logpmf(np.minimum(mid, m)) >= logc
+        lo = np.where(open_ & good, mid, lo)
+        hi = np.where(open_ & ~good, mid, hi)
+    b = lo
+    lo, hi = np.full_like(m, -1.0), mode.copy()  # logpmf(hi) >= logc; lo is before 0
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        mid = np.floor((lo + hi) / 2)
+        good = logpmf(np.maximum(mid, 0.0)) >= logc
+        hi = np.where(open_ & good, mid, hi)
+        lo = np.where(open_ & ~good, mid, lo)
+    return hi, b, ok
+
+
 @lru_cache(maxsize=256)
 def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: int,
                 frontier_max: int = 0, big: float = 0.0) -> float:
     """Node count of the tree at threshold ``s``: exact top levels, then Chen's
     stratified sampling with at most ``strata`` representatives per level (see the
-    module docstring)."""
+    module docstring).  Level by level on arrays: one entry per node (exact levels)
+    or per stratum, with the node's free users ``m``, partial sum ``zs``, log mass
+    ``lp`` and weight ``w``."""
     import numpy as np
 
     mech = Mechanism(L, q)
@@ -181,85 +218,56 @@ def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: i
     for p in pi:
         run += p
         theta.append(min(p / run, 1.0) if run > 0 else 0.0)
-    logtol = math.log(tol)
-
-    def children(l, m, zs, logp):
-        """``(a, b, theta)``: the pushed children ``T_l = a..b`` of a node, or None."""
-        th = theta[l]
-        if l < 2 or m <= 0 or not 0.0 < th < 1.0:
-            return None
-        win = _window(m, th, logtol - logp)
-        if win is None:
-            return None
-        cl, cp, c0 = c[l], c[l - 1], c[0]
-        a = max(win[0], math.ceil((s - zs - m * cp) / (cl - cp)))
-        b = min(win[1], math.floor((s - zs - m * c0) / (cl - c0)))
-        return (a, b, th) if a <= b else None
-
-    def child(l, m, zs, logp, t, th):
-        lp = _logpmf(m, t, math.log(th), math.log1p(-th), math.lgamma(m + 1))
-        return l - 1, m - t, zs + t * c[l], logp + lp
-
     if not N * c[0] <= s <= N * c[L]:
         return 1.0                          # the root is wholly on one side
     big = big or 20 * MAX_NODES             # beyond this the tree is out of reach anyway
-    # 1. the top levels exactly (breadth first) while the next level holds <= frontier_max nodes
-    frontier, exact = [(L, N, 0.0, 0.0)], 1.0
-    while True:
-        info = [children(*node) for node in frontier]
-        nxt = sum(ch[1] - ch[0] + 1 for ch in info if ch is not None)
-        if nxt == 0:
-            return exact
-        if nxt > (frontier_max or FRONTIER):
-            break
-        exact += nxt
-        frontier = [child(*node, t, ch[2]) for node, ch in zip(frontier, info)
-                    if ch is not None for t in range(ch[0], ch[1] + 1)]
-    # 2. below: one representative per stratum and level, weighted (Chen 1992)
+    frontier_max = frontier_max or FRONTIER
+    logtol, c0 = math.log(tol), c[0]
     rng = np.random.default_rng(seed)
-    level = frontier[0][0]
-    m = np.array([nd[1] for nd in frontier], dtype=float)
-    zs = np.array([nd[2] for nd in frontier])
-    lp = np.array([nd[3] for nd in frontier])
-    w = np.ones(len(frontier))
-    total, c0 = 0.0, c[0]
-    while True:
-        info = [children(level, int(mi), zi, li) for mi, zi, li in zip(m, zs, lp)]
-        keep = np.array([ch is not None for ch in info])
+    m, zs, lp, w = (np.array([x], dtype=float) for x in (N, 0.0, 0.0, 1.0))
+    total, exact, level = 1.0, True, L
+    while level >= 2 and m.size:
+        # the pushed children T_level = A..B of each node: the binomial window where
+        # P Bin(m, theta)(t) >= tol, intersected with the straddling range
+        th = theta[level]
+        if not 0.0 < th < 1.0:
+            break
+        A, B, ok = _windows(m, th, logtol - lp)
+        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
+        A, B = np.maximum(A, a2), np.minimum(B, b2)
+        keep = ok & (A <= B) & (m > 0)
         if not keep.any():
             break
-        info = [ch for ch in info if ch is not None]
-        A = np.array([ch[0] for ch in info], dtype=float)
-        B = np.array([ch[1] for ch in info], dtype=float)
-        m, zs, lp, w = m[keep], zs[keep], lp[keep], w[keep]
-        n = (B - A + 1).astype(np.int64)
-        total += float(np.dot(w, n))        # the level's node count, estimated
-        if exact + total > big or not math.isfinite(total):
-            break
-        if level - 1 < 2:                   # the children are the last nodes (level 1)
-            break
-        # the children of every representative: all of them, or (more than CHILDREN) a
-        # systematic sample -- CHILDREN evenly spaced values of T_level after a random
-        # offset, each value drawn with probability CHILDREN / n, so weighted n / CHILDREN
-        k = np.minimum(n, CHILDREN)
-        idx = np.repeat(np.arange(n.size), k)
+        A, B, m, zs, lp, w = A[keep], B[keep], m[keep], zs[keep], lp[keep], w[keep]
+        n = B - A + 1
+        total += float(np.dot(w, n))        # the level's node count (estimated once sampled)
+        if total > big or not math.isfinite(total) or level == 2:
+            break                           # level-1 nodes have no pushed children
+        exact = exact and n.sum() <= frontier_max
+        # the children of every node: all of them on exact levels; below, at most CHILDREN
+        # per representative -- a systematic sample (evenly spaced values of T_level after
+        # a random offset: each value drawn with probability k / n, so weighted n / k)
+        k = n if exact else np.minimum(n, CHILDREN)
+        idx = np.repeat(np.arange(n.size), k.astype(np.int64))
         off = np.cumsum(k) - k
         j = np.arange(idx.size) - off[idx]
         step = n / k
-        t = A[idx] + np.floor(rng.random(n.size)[idx] * step[idx] + j * step[idx])
-        th = theta[level]
+        u = 0.0 if exact else rng.random(n.size)[idx]
+        t = A[idx] + np.floor(u * step[idx] + j * step[idx])
         mi = m[idx]
         clp = (lp[idx] + _log_factorial(mi) - _log_factorial(t) - _log_factorial(mi - t)
                + t * math.log(th) + (mi - t) * math.log1p(-th))
-        cw = (w * step)[idx]
-        cm, czs = mi - t, zs[idx] + t * c[level]
+        m, zs, lp, w = mi - t, zs[idx] + t * c[level], clp, (w * step)[idx]
+        level -= 1
+        if exact:
+            continue
         # the stratum of a child: its own straddling range [a, b] and its log mass (which
         # bounds its binomial windows), coarsened until at most `strata` strata remain
-        a2, b2 = _straddle_key(s, czs, cm, c[level - 1], c[level - 2], c0)
+        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
         res = 1.0
         while True:
             key = ((_log_bucket(np.floor(b2 / res)) * 64 + _log_bucket(np.floor(a2 / res))) * 256
-                   + np.minimum(np.floor(-clp / (LOGMASS_STEP * res)), 255))
+                   + np.minimum(np.floor(-lp / (LOGMASS_STEP * res)), 255))
             uk, inv = np.unique(key, return_inverse=True)
             if uk.size <= strata or res > 1e6:
                 break
@@ -267,13 +275,12 @@ def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: i
         inv = inv.ravel()
         # a representative with probability proportional to its weight (Efraimidis-Spirakis
         # keys); it carries the stratum's total weight
-        score = np.log(rng.random(idx.size)) / cw
+        score = np.log(rng.random(idx.size)) / w
         order = np.lexsort((score, inv))
         pick = order[np.r_[np.nonzero(np.diff(inv[order]))[0], idx.size - 1]]
-        W = np.bincount(inv, weights=cw)
-        m, zs, lp, w = cm[pick], czs[pick], clp[pick], W[inv[pick]]
-        level -= 1
-    return exact + total
+        W = np.bincount(inv, weights=w)
+        m, zs, lp, w = m[pick], zs[pick], lp[pick], W[inv[pick]]
+    return total
 
 
 def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None = None,
