@@ -59,7 +59,7 @@ from ..core.errors import CapacityError
 from ..model.mechanism import Mechanism
 
 __all__ = ["estimate_nodes", "estimate_seconds", "check_capacity", "typical_thresholds",
-           "tree_seconds", "MAX_NODES", "STRATA", "SAFETY"]
+           "tree_seconds", "clear_cache", "MAX_NODES", "STRATA", "SAFETY"]
 
 MAX_NODES = 5e7
 #: strata (representatives) per level of the full pass
@@ -281,6 +281,11 @@ def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: i
         W = np.bincount(inv, weights=w)
         m, zs, lp, w = m[pick], zs[pick], lp[pick], W[inv[pick]]
     return total
+
+
+def clear_cache() -> None:
+    """Forget the memoised estimates (for timing the predictor's first call)."""
+    _stratified.cache_clear()
 
 
 def estimate_nodes(mech: Mechanism, N: int, tol: float = 1e-16, s: float | None = None,
