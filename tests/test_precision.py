@@ -164,6 +164,8 @@ def test_cli_says_digits_not_reached_in_one_line(capsys):
     err = capsys.readouterr().err
     assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
     assert "asked for 3 significant digits, reached" in err
+    # an enclosure [0, u]: fewer digits would not help; the message says what would
+    assert "--direction worst" in err and "ask for fewer" not in err
     # more than it can reach is refused before any work (exit 2)
     rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
     err = capsys.readouterr().err

@@ -328,9 +328,11 @@ class PrivacyRatio:
                 tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
+        hint = ("the value is too small for any digit (the enclosure's upper end is a certified "
+                "bound): ask for --direction worst, or omit this direction" if iv.lower == 0 else
+                "the Fourier strategy reaches a few digits: ask for fewer")
         return require_digits(iv, digits, what,
-                              f"after {attempts} attempt(s) (truncation {tol:.0e}); the Fourier "
-                              "strategy reaches a few digits: ask for fewer")
+                              f"after {attempts} attempt(s) (truncation {tol:.0e}); {hint}")
 
     # ---------------------------------------------------------- tail queries
     def _x_or_eps(self, x, eps):
