@@ -70,6 +70,8 @@ COARSE_STRATA = 256
 FRONTIER = 4096
 #: children generated per representative at most (a systematic sample beyond)
 CHILDREN = 32
+#: levels of at most this many nodes compute their binomial windows one by one
+SCALAR_WINDOWS = 16
 #: width of the log-mass buckets of the stratum key, in nats
 LOGMASS_STEP = 2.0
 #: margin of :func:`estimate_nodes`'s ``within`` shortcut over the coarse pass
@@ -169,8 +171,13 @@ def _lfact_table():
 def _windows(m, th: float, logc):
     """Vectorised :func:`_window`: ``[a, b] = {t : log Bin(m, th)(t) >= logc}`` for
     arrays ``m`` (free users) and ``logc``; ``ok`` is False where the set is empty.
-    Both ends by bisection from the mode (the pmf is unimodal)."""
+    Both ends by bisection from the mode (the pmf is unimodal); a few nodes go one by
+    one through :func:`_window` (numpy's per-call cost would dominate)."""
     import numpy as np
+    if m.size <= SCALAR_WINDOWS:
+        wins = [_window(int(mm), th, float(lc)) for mm, lc in zip(m, logc)]
+        return (np.array([w[0] if w else 0.0 for w in wins]), np.array([w[1] if w else -1.0 for w in wins]),
+                np.array([w is not None for w in wins]))
     lth, l1th = math.log(th), math.log1p(-th)
     lfm = _log_factorial(m)
 
