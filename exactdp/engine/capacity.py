@@ -70,8 +70,8 @@ COARSE_STRATA = 256
 FRONTIER = 4096
 #: children generated per representative at most (a systematic sample beyond)
 CHILDREN = 32
-#: levels of at most this many nodes compute their binomial windows one by one
-SCALAR_WINDOWS = 16
+#: the top levels of at most this many nodes run node by node (no numpy), the rest on arrays
+PY_NODES = 256
 #: width of the log-mass buckets of the stratum key, in nats
 LOGMASS_STEP = 2.0
 #: margin of :func:`estimate_nodes`'s ``within`` shortcut over the coarse pass
@@ -134,6 +134,128 @@ def _window(m: int, th: float, logc: float):
     return a, b
 
 
+@lru_cache(maxsize=256)
+def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: int,
+                frontier_max: int = 0, big: float = 0.0) -> float:
+    """Node count of the tree at threshold ``s``: exact top levels, then Chen's
+    stratified sampling with at most ``strata`` representatives per level (see the
+    module docstring).  The top levels run here, node by node, while a level holds at
+    most :data:`PY_NODES` nodes (a small tree never loads numpy); the levels below in
+    :func:`_sampled_levels`."""
+    mech = Mechanism(L, q)
+    c = [float(x) for x in mech.c]
+    pi = [float(x) for x in mech.pi0]
+    theta, run = [], 0.0
+    for p in pi:
+        run += p
+        theta.append(min(p / run, 1.0) if run > 0 else 0.0)
+    if not N * c[0] <= s <= N * c[L]:
+        return 1.0                          # the root is wholly on one side
+    big = big or 20 * MAX_NODES             # beyond this the tree is out of reach anyway
+    logtol, c0 = math.log(tol), c[0]
+    nodes = [(N, 0.0, 0.0)]                 # (free users m, partial sum zs, log mass)
+    total, level = 1.0, L
+    while level >= 2 and nodes:
+        th = theta[level]
+        if not 0.0 < th < 1.0:
+            break
+        cl, cp = c[level], c[level - 1]
+        # the pushed children T_level = a..b of each node: the binomial window where
+        # P Bin(m, theta)(t) >= tol, intersected with the straddling range
+        kids = []
+        for m, zs, lp in nodes:
+            if m <= 0:
+                continue
+            win = _window(m, th, logtol - lp)
+            if win is None:
+                continue
+            a = max(win[0], math.ceil((s - zs - m * cp) / (cl - cp)))
+            b = min(win[1], math.floor((s - zs - m * c0) / (cl - c0)))
+            if a <= b:
+                kids.append((a, b, m, zs, lp))
+        n = sum(b - a + 1 for a, b, *_ in kids)
+        total += n                          # the level's node count
+        if not kids or total > big or level == 2:
+            break                           # level-1 nodes have no pushed children
+        if n > PY_NODES:                    # on arrays below (exact while <= frontier_max)
+            query = (s, tol, big, strata, seed, frontier_max or FRONTIER)
+            return _sampled_levels(kids, level, total, query, c, theta)
+        lth, l1th = math.log(th), math.log1p(-th)
+        nodes = [(m - t, zs + t * cl, lp + _logpmf(m, t, lth, l1th, math.lgamma(m + 1)))
+                 for a, b, m, zs, lp in kids for t in range(a, b + 1)]
+        level -= 1
+    return total
+
+
+def _sampled_levels(kids: list, level: int, total: float, query: tuple, c: list, theta: list) -> float:
+    """The levels below ``level`` on arrays, exactly while a level holds at most
+    ``frontier_max`` nodes, then by stratified sampling: ``kids`` are the nodes of
+    ``level`` with their pushed children ``(a, b, m, zs, log P)`` (weight 1), ``total``
+    the node count so far; ``query`` is ``(s, tol, big, strata, seed, frontier_max)``."""
+    import numpy as np
+
+    s, tol, big, strata, seed, frontier_max = query
+    rng = np.random.default_rng(seed)
+    logtol, c0 = math.log(tol), c[0]
+    A, B, m, zs, lp = (np.array(col, dtype=float) for col in zip(*kids))
+    w = np.ones(A.size)
+    exact = True
+    while True:
+        # the children of every node (exact levels) or representative: at most CHILDREN
+        # of them -- beyond, a systematic sample (evenly spaced values of T_level after a
+        # random offset: each value drawn with probability k / n, so weighted n / k)
+        th, cl = theta[level], c[level]
+        n = B - A + 1
+        exact = exact and n.sum() <= frontier_max
+        k = n if exact else np.minimum(n, CHILDREN)
+        idx = np.repeat(np.arange(n.size), k.astype(np.int64))
+        off = np.cumsum(k) - k
+        j = np.arange(idx.size) - off[idx]
+        step = n / k
+        u = 0.0 if exact else rng.random(n.size)[idx]
+        t = A[idx] + np.floor(u * step[idx] + j * step[idx])
+        mi = m[idx]
+        lp = (lp[idx] + _log_factorial(mi) - _log_factorial(t) - _log_factorial(mi - t)
+              + t * math.log(th) + (mi - t) * math.log1p(-th))
+        m, zs, w = mi - t, zs[idx] + t * cl, (w * step)[idx]
+        level -= 1
+        # the stratum of a child: its own straddling range [a, b] (before the binomial
+        # window) and its log mass, coarsened until at most `strata` strata remain
+        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
+        res = 1.0
+        while not exact:
+            key = ((_log_buckets(np.floor(b2 / res)) * 64 + _log_buckets(np.floor(a2 / res))) * 256
+                   + np.minimum(np.floor(-lp / (LOGMASS_STEP * res)), 255))
+            uk, inv = np.unique(key, return_inverse=True)
+            if uk.size <= strata or res > 1e6:
+                break
+            res *= 2
+        if not exact:
+            # a representative with probability proportional to its weight
+            # (Efraimidis-Spirakis keys); it carries the stratum's total weight
+            inv = inv.ravel()
+            score = np.log(rng.random(idx.size)) / w
+            order = np.lexsort((score, inv))
+            pick = order[np.r_[np.nonzero(np.diff(inv[order]))[0], idx.size - 1]]
+            W = np.bincount(inv, weights=w)
+            m, zs, lp, w = m[pick], zs[pick], lp[pick], W[inv[pick]]
+        # their pushed children: the binomial window intersected with the straddling range
+        th = theta[level]
+        if not 0.0 < th < 1.0:
+            break
+        A, B, ok = _windows(m, th, logtol - lp)
+        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
+        A, B = np.maximum(A, a2), np.minimum(B, b2)
+        keep = ok & (A <= B) & (m > 0)
+        if not keep.any():
+            break
+        A, B, m, zs, lp, w = A[keep], B[keep], m[keep], zs[keep], lp[keep], w[keep]
+        total += float(np.dot(w, B - A + 1))     # the level's node count, estimated
+        if total > big or not math.isfinite(total) or level == 2:
+            break
+    return total
+
+
 def _straddle_key(s: float, zs, m, cl: float, cp: float, c0: float):
     """The straddling range ``[a, b]`` of ``T_l`` at nodes ``(l, m, zs)`` (arrays), before
     the binomial window: ``b`` the largest count keeping the node's minimum at or below
@@ -144,8 +266,8 @@ def _straddle_key(s: float, zs, m, cl: float, cp: float, c0: float):
     return a, b
 
 
-def _log_bucket(x):
-    """0..15 exactly, then four buckets per doubling (a count's order of magnitude)."""
+def _log_buckets(x):
+    """Counts (an array) on buckets: 0..15 exactly, then four buckets per doubling."""
     import numpy as np
     x = np.maximum(x, 0.0)
     return np.where(x < 16, x, 16 + np.floor(4 * np.log2(np.maximum(x, 16.0) / 16)))
@@ -171,13 +293,8 @@ def _lfact_table():
 def _windows(m, th: float, logc):
     """Vectorised :func:`_window`: ``[a, b] = {t : log Bin(m, th)(t) >= logc}`` for
     arrays ``m`` (free users) and ``logc``; ``ok`` is False where the set is empty.
-    Both ends by bisection from the mode (the pmf is unimodal); a few nodes go one by
-    one through :func:`_window` (numpy's per-call cost would dominate)."""
+    Both ends by bisection from the mode (the pmf is unimodal)."""
     import numpy as np
-    if m.size <= SCALAR_WINDOWS:
-        wins = [_window(int(mm), th, float(lc)) for mm, lc in zip(m, logc)]
-        return (np.array([w[0] if w else 0.0 for w in wins]), np.array([w[1] if w else -1.0 for w in wins]),
-                np.array([w is not None for w in wins]))
     lth, l1th = math.log(th), math.log1p(-th)
     lfm = _log_factorial(m)
 
@@ -206,88 +323,6 @@ def _windows(m, th: float, logc):
         hi = np.where(open_ & good, mid, hi)
         lo = np.where(open_ & ~good, mid, lo)
     return hi, b, ok
-
-
-@lru_cache(maxsize=256)
-def _stratified(L: int, q, N: int, tol: float, s: float, strata: int, *, seed: int,
-                frontier_max: int = 0, big: float = 0.0) -> float:
-    """Node count of the tree at threshold ``s``: exact top levels, then Chen's
-    stratified sampling with at most ``strata`` representatives per level (see the
-    module docstring).  Level by level on arrays: one entry per node (exact levels)
-    or per stratum, with the node's free users ``m``, partial sum ``zs``, log mass
-    ``lp`` and weight ``w``."""
-    import numpy as np
-
-    mech = Mechanism(L, q)
-    c = [float(x) for x in mech.c]
-    pi = [float(x) for x in mech.pi0]
-    theta, run = [], 0.0
-    for p in pi:
-        run += p
-        theta.append(min(p / run, 1.0) if run > 0 else 0.0)
-    if not N * c[0] <= s <= N * c[L]:
-        return 1.0                          # the root is wholly on one side
-    big = big or 20 * MAX_NODES             # beyond this the tree is out of reach anyway
-    frontier_max = frontier_max or FRONTIER
-    logtol, c0 = math.log(tol), c[0]
-    rng = np.random.default_rng(seed)
-    m, zs, lp, w = (np.array([x], dtype=float) for x in (N, 0.0, 0.0, 1.0))
-    total, exact, level = 1.0, True, L
-    while level >= 2 and m.size:
-        # the pushed children T_level = A..B of each node: the binomial window where
-        # P Bin(m, theta)(t) >= tol, intersected with the straddling range
-        th = theta[level]
-        if not 0.0 < th < 1.0:
-            break
-        A, B, ok = _windows(m, th, logtol - lp)
-        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
-        A, B = np.maximum(A, a2), np.minimum(B, b2)
-        keep = ok & (A <= B) & (m > 0)
-        if not keep.any():
-            break
-        A, B, m, zs, lp, w = A[keep], B[keep], m[keep], zs[keep], lp[keep], w[keep]
-        n = B - A + 1
-        total += float(np.dot(w, n))        # the level's node count (estimated once sampled)
-        if total > big or not math.isfinite(total) or level == 2:
-            break                           # level-1 nodes have no pushed children
-        exact = exact and n.sum() <= frontier_max
-        # the children of every node: all of them on exact levels; below, at most CHILDREN
-        # per representative -- a systematic sample (evenly spaced values of T_level after
-        # a random offset: each value drawn with probability k / n, so weighted n / k)
-        k = n if exact else np.minimum(n, CHILDREN)
-        idx = np.repeat(np.arange(n.size), k.astype(np.int64))
-        off = np.cumsum(k) - k
-        j = np.arange(idx.size) - off[idx]
-        step = n / k
-        u = 0.0 if exact else rng.random(n.size)[idx]
-        t = A[idx] + np.floor(u * step[idx] + j * step[idx])
-        mi = m[idx]
-        clp = (lp[idx] + _log_factorial(mi) - _log_factorial(t) - _log_factorial(mi - t)
-               + t * math.log(th) + (mi - t) * math.log1p(-th))
-        m, zs, lp, w = mi - t, zs[idx] + t * c[level], clp, (w * step)[idx]
-        level -= 1
-        if exact:
-            continue
-        # the stratum of a child: its own straddling range [a, b] and its log mass (which
-        # bounds its binomial windows), coarsened until at most `strata` strata remain
-        a2, b2 = _straddle_key(s, zs, m, c[level], c[level - 1], c0)
-        res = 1.0
-        while True:
-            key = ((_log_bucket(np.floor(b2 / res)) * 64 + _log_bucket(np.floor(a2 / res))) * 256
-                   + np.minimum(np.floor(-lp / (LOGMASS_STEP * res)), 255))
-            uk, inv = np.unique(key, return_inverse=True)
-            if uk.size <= strata or res > 1e6:
-                break
-            res *= 2
-        inv = inv.ravel()
-        # a representative with probability proportional to its weight (Efraimidis-Spirakis
-        # keys); it carries the stratum's total weight
-        score = np.log(rng.random(idx.size)) / w
-        order = np.lexsort((score, inv))
-        pick = order[np.r_[np.nonzero(np.diff(inv[order]))[0], idx.size - 1]]
-        W = np.bincount(inv, weights=w)
-        m, zs, lp, w = m[pick], zs[pick], lp[pick], W[inv[pick]]
-    return total
 
 
 def clear_cache() -> None:
