@@ -20,14 +20,16 @@ at L = 16, N = 1000, lam = e^2, q = 1/4, forward and reverse).
 2. Below, Chen's *stratified sampling* ("heuristic sampling", P. C. Chen 1992, SIAM J.
    Comput. 21(2), a refinement of Knuth 1975, "Estimating the efficiency of backtrack
    programs"): each level keeps one *representative* node per *stratum*, with a
-   weight ``w`` (the number of nodes of the level it stands for).  All children of
-   all representatives are generated; each child inherits its parent's weight; the
-   children are grouped by a stratum key, and each group keeps one child chosen with
-   probability proportional to its weight, which then carries the group's total
-   weight ``W``.  Then ``E[W f(rep)] = sum_i w_i f(i)`` for any ``f``, so the sum over
-   the levels of ``sum w * (number of children)`` is an unbiased estimate of the
-   node count (with one stratum per node it is the exact count; with one stratum per
-   level it is Knuth's random walk).
+   weight ``w`` (the number of nodes of the level it stands for).  The children of
+   the representatives are generated (all of them, or beyond :data:`CHILDREN` a
+   systematic sample of ``k``: evenly spaced values after a random offset, each
+   drawn with probability ``k / n`` and weighted ``n / k``); each child inherits its
+   parent's weight; the children are grouped by a stratum key, and each group keeps
+   one child chosen with probability proportional to its weight, which then carries
+   the group's total weight ``W``.  Then ``E[W f(rep)] = sum_i w_i f(i)`` for any
+   ``f``, so the sum over the levels of ``sum w * (number of children)`` is an
+   unbiased estimate of the node count (with one stratum per node it is the exact
+   count; with one stratum per level it is Knuth's random walk).
 
 The variance is small when the nodes of one stratum have subtrees of similar size.
 Knuth's plain walks (the former estimator: uniform random walks from the frontier)
@@ -42,7 +44,13 @@ log mass ``log P`` in steps of :data:`LOGMASS_STEP` nats (the truncation window 
 Bin(t) >= tol`` narrows as ``P`` falls).  When a level holds more than ``strata``
 distinct keys, the buckets are coarsened by factors of 2 until it does not, so the cost
 is about ``strata`` nodes per level, whatever the tree's size.  Deterministic: one
-fixed seed (routing is reproducible).
+fixed seed (routing is reproducible).  Levels of at most :data:`PY_NODES` nodes run
+node by node in Python (a small tree never loads numpy), the others on numpy arrays.
+A *coarse pass* (a frontier of :data:`COARSE_STRATA` nodes and as many strata, 2-80 ms
+per threshold on the grid) answers when the tree is far beyond the cap or far below
+what the caller asks (``within``); else the full pass (:data:`STRATA` strata) runs.
+Both stop once their running sum passes the cap (the tree is then only known to be
+larger).  The estimate only routes: the certified engines never depend on it.
 
 Measured against the kernel's node count over ``benchmarks/bench_capacity.py``'s grid
 (see benchmarks/RESULTS.md, "Issue 14: capacity predictor (2026-11-26)").  Beyond
