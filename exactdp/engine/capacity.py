@@ -422,10 +422,13 @@ def check_capacity(mech: Mechanism, N: int, limit: float = MAX_NODES,
                    max_seconds: float | None = None, certified: bool = True) -> float:
     """Raise :class:`CapacityError` (one line) if the node estimate exceeds
     ``limit`` or the predicted time exceeds ``max_seconds``."""
-    est = estimate_nodes(mech, N, within=limit)
+    cap = 20 * MAX_NODES
+    est = estimate_nodes(mech, N, cap=cap, within=limit)
     if est > limit:
+        # past the cap the estimator stops early: its sum is then only a lower bound
+        size = f"about {est:.1e}" if est <= cap else f"more than {cap:.0e}"
         raise CapacityError(
-            f"N={N}, L={mech.L}, q={mech.q}: the exact law needs about {est:.1e} tree nodes "
+            f"N={N}, L={mech.L}, q={mech.q}: the exact law needs {size} tree nodes "
             f"(capacity {limit:.0e}); beyond the engine -- use a heuristic bound "
             "(exactdp.apps.heuristics) or smaller N or L")
     if max_seconds is not None:
