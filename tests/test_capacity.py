@@ -105,3 +105,14 @@ def test_prediction_follows_the_threshold():
     # far beyond the support: the root is wholly on one side
     assert estimate_nodes(m, 1000, s=1e12) == 1.0
     assert estimate_nodes(m, 1000, s=1200.0) > 100 * estimate_nodes(m, 1000, s=1000 * math.exp(2))
+
+
+def test_small_tree_at_large_l_and_many_digits_is_not_refused(capsys):
+    """N = 10, L = 64, 40 digits: a tree of a few hundred nodes (0.6 s).  The time check's
+    extrapolation from the magnitude run grows like ratio^(L-1) and predicted 1.7e24 s; the
+    tree-size predictor at the query's truncation is asked before refusing."""
+    from exactdp.apps.cli import main
+    rc = main(["eta", "-N", "10", "-L", "64", "-q", "0.35", "--eps", "2", "--digits", "40",
+               "--quiet"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and out.startswith("eta in [0.94355963659531248061420610620982686000"), err

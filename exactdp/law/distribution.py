@@ -208,10 +208,16 @@ class PrivacyRatio:
         refuse early."""
         if max_seconds is None:
             return
-        from ..engine.capacity import tree_seconds
+        from ..engine.capacity import SAFETY, estimate_nodes, tree_seconds
         ratio = math.sqrt(max(1.0, math.log(1 / tol)) / math.log(1 / min(ftol, 1e-2)))
         pred_nodes = f.nodes * ratio ** max(1, self.L - 1)
         pred_seconds = tree_seconds(pred_nodes, self.N, prec=prec)
+        if pred_seconds > max_seconds:
+            # the extrapolation grows like ratio^(L-1) (1e14 at L = 64, 40 digits, for a tree
+            # of a few hundred nodes): before refusing, the tree-size predictor at this
+            # truncation (the largest over typical thresholds)
+            pred_nodes = min(pred_nodes, SAFETY * estimate_nodes(self.mechanism, self.N, tol))
+            pred_seconds = tree_seconds(pred_nodes, self.N, prec=prec)
         if pred_seconds > max_seconds:
             raise CapacityError(
                 f"certified computation for N={self.N}, L={self.L} would take about "
