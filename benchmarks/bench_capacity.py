@@ -1,5 +1,5 @@
 """Capacity predictor vs measured tree size (issue 14): exactdp.engine.capacity.estimate_nodes
-(Knuth's estimator, tol = 1e-16, at the query's own threshold) against the node count of the
+(Chen's stratified sampling, tol = 1e-16, at the query's own threshold) against the node count of the
 certified tree (exactdp.engine.kernel.tail_sums at tol = 1e-16), both directions (forward: the
 threshold on Z under D_m's change of measure; reverse: R = N/X), at lambda = 1 + 2 sd(R) (where
 the tree is widest among typical queries at small L), lambda = e^2 and lambda = 1.1 (near 1: the
