@@ -85,7 +85,7 @@ LOGMASS_STEP = 2.0
 #: margin of :func:`estimate_nodes`'s ``within`` shortcut over the coarse pass
 WITHIN_MARGIN = 50.0
 #: factor applied to the node estimate when predicting seconds (the estimator's
-#: spread over the benchmark grid is 0.6-1.3x; the refusal stays on the safe side)
+#: spread over the benchmark grid is 0.72-1.23x; the refusal stays on the safe side)
 SAFETY = 1.5
 
 
@@ -429,8 +429,8 @@ def check_capacity(mech: Mechanism, N: int, limit: float = MAX_NODES,
         size = f"about {est:.1e}" if est <= cap else f"more than {cap:.0e}"
         raise CapacityError(
             f"N={N}, L={mech.L}, q={mech.q}: the exact law needs {size} tree nodes "
-            f"(capacity {limit:.0e}); beyond the engine -- use a heuristic bound "
-            "(exactdp.apps.heuristics) or smaller N or L")
+            f"(capacity {limit:.0e}); beyond the tree -- use the Fourier strategy (method='exact', the "
+            "default, chooses it, or 'fourier'; also from the CLI), or smaller N or L")
     if max_seconds is not None:
         sec = estimate_seconds(mech, N, certified, within=max_seconds)
         if sec > max_seconds:
