@@ -114,7 +114,8 @@ def _last_term(sums: dict, single: list[tuple[int, int]]) -> int:
 
 def delta_m(L: int, q: Fraction, lam: Fraction, d: int, m: int) -> Fraction:
     """Exact ``delta_m^(d)(lam)``, (2) of the module doc (no argument checking)."""
-    return _deltas(L, q, lam, d, m)[m]
+    ds = _deltas(L, q, lam, d, m)
+    return ds[m] if m < len(ds) else Fraction(0)     # stopped at a zero: all later are 0
 
 
 def _deltas(L, q, lam, d, m_max, cap=None):
