@@ -42,9 +42,13 @@ ratio, which is refuted).  For L > 1 the gap ``upper - lower`` stays wide:
 maximality of the canonical pair is not proved (the project found it false in
 general) and no reduction is tight.  Where few reports are blanket or clone
 (n (2q)^L and n (q/p)^L small: L = 5, n = 10^2; L = 40, n = 10^7) every valid
-bound is within 10^-4 of eps0 = L log(p/q): no
-proved argument gives amplification there (docs/peers.md, "Where no proved
-bound amplifies").
+published bound is within 10^-5 of eps0 = L log(p/q); there the upper end is
+exactdp's blanket count (:mod:`exactdp.apps.blanket_count`, proved in
+``proofs/blanket_count.py``; name ``blanket-exact-count``): the blanket
+decomposition conditioned on the number of uniform reports, with the exact
+divergence of the changed report among them (L = 5, n = 10^2: 5.4929732 against
+5.4930599; L = 40, n = 10^7: 17.108305 against 24.5858587; docs/peers.md, "Where
+the published bounds do not amplify").
 
 >>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
