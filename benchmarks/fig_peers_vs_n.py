@@ -121,18 +121,20 @@ def mgf_upper(rows, ns):
 def table(rows) -> str:
     """The markdown table of docs/peers.md (computed points)."""
     cols = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
-            "blanket-bennett", "blanket-exact-mgf"]
+            "blanket-bennett", "blanket-exact-mgf", "blanket-exact-count"]
     out = ["| n | L | canonical pair | guarantee [lower, upper] (upper from) | FMT'21 clone "
            "| FMT'23 stronger clone | Wang'24 variation ratio (refuted) | Balle'19 blanket Hoeffding "
-           "| Balle'19 blanket Bennett | blanket, exact MGF (exactdp) | s |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| Balle'19 blanket Bennett | blanket, exact MGF (exactdp) | blanket count (exactdp) | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["L"], r["n"])):
         g = r["guarantee"]
-        vals = " | ".join(f"{r['peers'][k]:.5g}" if k in r["peers"] else "–" for k in cols)
+        vals = " | ".join(f"{r['peers'][k]:.{8 if k == 'blanket-exact-count' else 5}g}"
+                          if k in r["peers"] else "–" for k in cols)
         extra = sum(r.get(k, 0) for k in ("block_seconds", "mgf_seconds"))
         sec = f"{r['seconds']}" + (f" + {extra:.1f}" if extra else "")
         out.append(f"| {r['n']:.0e} | {r['L']} | [{r['pair'][0]:.5g}, {r['pair'][1]:.5g}] | "
-                   f"[{g[0]:.5g}, {g[1]:.5g}] ({r['upper_from']}) | {vals} | {sec} |")
+                   f"[{g[0]:.5g}, {g[1]:.{8 if r['upper_from'] == 'blanket-exact-count' else 5}g}] "
+                   f"({r['upper_from']}) | {vals} | {sec} |")
     return "\n".join(out)
 
 

@@ -424,3 +424,58 @@ def test_epsilon_at_deployment_scale_sentence():
     lo, hi = find(r"`epsilon --delta 1e-6` gives\s+ε ∈ \[([0-9.]+), ([0-9.]+)\]")
     e = from_randomized_response(10**7, 40, "0.351").epsilon(delta=F(1, 10**6))
     assert F(lo) <= e.lower and e.upper <= F(hi)
+
+
+# ------------------------------------------- the blanket count (issue 19, 2026-11-26)
+COUNT_ROWS = re.findall(
+    r"^\| (10²|10⁷) \| (5|40) \| (1/4|0\.351) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| "
+    r"([0-9.]+) \((FMT'23 stronger clone|FMT'21 clone)\) \| [0-9.]+ \|$", PEERS_MD, re.M)
+NOAMP_ROWS = re.findall(
+    r"^\| (10²|10⁷) \| (5|40) \| (1/4|0\.351) \| \[([0-9.]+), ([0-9.]+)\] \((blanket-exact-count)\) "
+    r"\| ([0-9.]+) \(clone-fmt21\) \|", PEERS_MD, re.M)
+_N = {"10²": 100, "10⁷": 10**7}
+
+
+def test_count_tables_present():
+    assert len(COUNT_ROWS) == 2 and len(NOAMP_ROWS) == 2, (COUNT_ROWS, NOAMP_ROWS)
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, marks=[] if r[1] == "5" else [pytest.mark.slow],
+                                              id=f"L{r[1]}") for r in COUNT_ROWS])
+def test_count_table_row(row):
+    """docs/peers.md, blanket-count section: eps0, the local bound, the blanket count and
+    the least published bound, each recomputed (certified, printed to 10^-7 relative)."""
+    import math
+    from exactdp.apps.blanket_count import blanket_count_epsilon
+    from exactdp.apps.peers import REFUTED, certified_peer_epsilons
+    n, L, q = _N[row[0]], int(row[1]), F(row[2])
+    e0, local, count, pub, pub_name = row[3:]
+    d = F(1, 10**6)
+    assert abs(float(e0) - L * math.log((1 - q) / q)) <= 10.0 ** -_decimals(e0)
+    assert agrees(local, blanket_count_epsilon(n, L, q, d, m_max=0, rel=1e-8))
+    assert agrees(count, blanket_count_epsilon(n, L, q, d, rel=1e-8))
+    ups = certified_peer_epsilons(n, L, q, d, rel=1e-10)
+    best = min((k for k in ups if k not in REFUTED), key=lambda k: ups[k].upper)
+    assert best == {"FMT'23 stronger clone": "clone-fmt23", "FMT'21 clone": "clone-fmt21"}[pub_name]
+    assert agrees(pub, ups[best])
+    assert F(count) < F(pub) < F(e0)
+    # the README sentence quotes this row's bracket end and published bound
+    hi_r, pub_r = find(rf"L = {L}, n = 10[²⁷], q = {re.escape(row[2])}:\s+\[[0-9.]+, ([0-9.]+)\] "
+                       r"against ([0-9.]+)")
+    assert pub_r == pub and F(count) <= F(hi_r) <= F(count) + F(2, 10**7)
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, marks=[] if r[1] == "5" else [pytest.mark.slow],
+                                              id=f"L{r[1]}") for r in NOAMP_ROWS])
+def test_guarantee_where_published_bounds_do_not_amplify(row):
+    """docs/peers.md, "Where the published bounds do not amplify", and the README sentence."""
+    from exactdp.apps.guarantee import guarantee
+    n, L, q = _N[row[0]], int(row[1]), row[2]
+    lo, hi, src, pub = row[3:]
+    g = guarantee(n, L, q, delta="1e-6")
+    assert g.upper_bound == src
+    assert F(lo) <= g.lower <= F(lo) + F(1, 10**_decimals(lo))
+    assert F(hi) - F(1, 10**_decimals(hi)) <= g.upper <= F(hi)
+    assert F(pub) - F(1, 10**_decimals(pub)) <= F(g.peers["clone-fmt21"]["upper"]) <= F(pub)
+    lo_r, hi_r = find(rf"L = {L}, n = 10[²⁷], q = {re.escape(q)}:\s+\[([0-9.]+), ([0-9.]+)\] against")
+    assert (lo_r, hi_r) == (lo, hi)

@@ -134,3 +134,17 @@ def test_block_bound_above_exact_all_pairs_at_N1500():
     b = guarantee(1500, 1, "1/3", delta="1e-5", all_pairs_max_n=0)       # block lemma
     assert a.upper_bound == ALL_PAIRS and b.upper_bound == BLOCK_L1
     assert a.upper <= b.upper <= a.upper * F(1002, 1000)
+
+
+def test_where_no_published_bound_amplifies_the_count_bound_does():
+    """L = 5, n = 10^2, q = 1/4, delta = 1e-6: every valid published bound is eps0 up to
+    the bisection tolerance; the upper end is the blanket-count bound, strictly below them
+    (proofs/blanket_count.py)."""
+    from exactdp.apps.guarantee import COUNT_NAME
+    g = guarantee(100, 5, "1/4", delta="1e-6")
+    assert g.upper_bound == COUNT_NAME
+    pubs = [F(v["lower"]) for k, v in g.peers.items() if k in CITATIONS and k not in REFUTED]
+    assert len(pubs) == 4 and g.lower < g.upper < min(pubs)
+    assert g.upper < F(549298, 10**5)            # eps0 = 5 log 3 = 5.4930614...
+    gd = guarantee(100, 5, "1/4", eps="5.49")    # delta mode: the same candidate
+    assert gd.upper_bound == COUNT_NAME and gd.lower <= gd.upper

@@ -42,9 +42,13 @@ ratio, which is refuted).  For L > 1 the gap ``upper - lower`` stays wide:
 maximality of the canonical pair is not proved (the project found it false in
 general) and no reduction is tight.  Where few reports are blanket or clone
 (n (2q)^L and n (q/p)^L small: L = 5, n = 10^2; L = 40, n = 10^7) every valid
-bound is within 10^-4 of eps0 = L log(p/q): no
-proved argument gives amplification there (docs/peers.md, "Where no proved
-bound amplifies").
+published bound is within 10^-5 of eps0 = L log(p/q); there the upper end is
+exactdp's blanket count (:mod:`exactdp.apps.blanket_count`, proved in
+``proofs/blanket_count.py``; name ``blanket-exact-count``): the blanket
+decomposition conditioned on the number of uniform reports, with the exact
+divergence of the changed report among them (L = 5, n = 10^2: 5.4929732 against
+5.4930599; L = 40, n = 10^7: 17.108305 against 24.5858587; docs/peers.md, "Where
+the published bounds do not amplify").
 
 >>> g = guarantee(50, 2, "1/4", delta="1e-3")
 >>> g.lower <= g.upper, g.upper_bound
@@ -117,8 +121,9 @@ class Guarantee:
                 "note": ("lower: certified value of the named pair (a lower bound on the worst "
                          "pair); upper: certified bound valid for every neighbouring pair -- a "
                          "published bound, or exactdp's all-pairs-blocks-L1 (proofs/"
-                         "block_bound_l1.py) / blanket-exact-mgf (the published blanket lemma "
-                         "with the exact MGF), as named in upper_bound")}
+                         "block_bound_l1.py) / blanket-exact-mgf (the blanket lemma with the "
+                         "exact MGF) / blanket-exact-count (proofs/blanket_count.py), as named "
+                         "in upper_bound")}
 
 
 #: name of the exact all-pairs upper end (L = 1, small N)
@@ -127,6 +132,8 @@ ALL_PAIRS = "exact-all-pairs-L1"
 BLOCK_L1 = "all-pairs-blocks-L1"
 #: name of the exact-MGF blanket upper end (exactdp.apps.blanket_mgf)
 MGF_NAME = "blanket-exact-mgf"
+#: name of the blanket-count upper end (exactdp.apps.blanket_count, proofs/blanket_count.py)
+COUNT_NAME = "blanket-exact-count"
 
 
 def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=None,
@@ -172,6 +179,11 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
         peers[MGF_NAME] = mgf.to_dict(digits + 2)
         if mgf.upper < upper_iv.upper:
             upper_iv, upper_name = mgf, MGF_NAME
+    cnt = _blanket_count(N, L, q, quantity, target, upper_iv.upper, rel=rel)
+    if cnt is not None:
+        peers[COUNT_NAME] = cnt.to_dict(digits + 2)
+        if cnt.upper < upper_iv.upper:
+            upper_iv, upper_name = cnt, COUNT_NAME
     if L == 1 and N <= all_pairs_max_n:
         lower_iv, upper_iv, lower_pair, direction = _all_pairs_l1(
             N, q, quantity, target, lower_iv, rel)
@@ -292,6 +304,19 @@ def _blanket_mgf(N, L, q, quantity, target, best_upper, *, rel):
     if lam <= 1 or blanket_mgf_delta(N, L, q, lam).upper > target:
         return None        # its eps is above the best bound already in hand
     return blanket_mgf_epsilon(N, L, q, target, rel=rel)
+
+
+def _blanket_count(N, L, q, quantity, target, best_upper, *, rel):
+    """The blanket-count bound (:mod:`exactdp.apps.blanket_count`, proved in
+    ``proofs/blanket_count.py``): its certified enclosure when one evaluation at
+    ``best_upper`` shows it may beat it, else ``None``."""
+    from .blanket_count import blanket_count_delta, blanket_count_epsilon
+    if quantity == "delta":
+        return blanket_count_delta(N, L, q, _exp_lower(target))
+    lam = _exp_lower(best_upper)
+    if lam <= 1 or blanket_count_delta(N, L, q, lam).upper > target:
+        return None
+    return blanket_count_epsilon(N, L, q, target, rel=rel)
 
 
 def _block_bound_l1(N, q, quantity, target, lower_iv, peer_upper, *, block_rel, max_seconds):
