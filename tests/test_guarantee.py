@@ -148,3 +148,19 @@ def test_where_no_published_bound_amplifies_the_count_bound_does():
     assert g.upper < F(549298, 10**5)            # eps0 = 5 log 3 = 5.4930614...
     gd = guarantee(100, 5, "1/4", eps="5.49")    # delta mode: the same candidate
     assert gd.upper_bound == COUNT_NAME and gd.lower <= gd.upper
+
+
+def test_unproved_peer_never_the_upper_end():
+    """The SODA'23 stronger clone (restricted by its erratum) is reported, never chosen,
+    even where it is the least candidate; the refuted variation ratio neither."""
+    from fractions import Fraction as Fr
+    from exactdp.apps import guarantee as gmod
+    from exactdp.apps.peers import UNPROVED, REFUTED
+    from exactdp.core.interval import Interval
+    ups = {"clone-fmt23": Interval(Fr(1), Fr(2)), "variation-ratio": Interval(Fr(1), Fr(3)),
+           "clone-fmt21": Interval(Fr(4), Fr(5)), "blanket-bennett": Interval(Fr(6), Fr(7))}
+    assert "clone-fmt23" in UNPROVED and "variation-ratio" in REFUTED
+    assert gmod._least_valid(ups) == "clone-fmt21"
+    g = gmod.guarantee(100, 5, "1/4", delta="1e-6")
+    assert g.upper_name != "clone-fmt23"
+    assert "unproved" in g.peers["clone-fmt23"]

@@ -10,9 +10,11 @@ pair of collections differing in one user.  :func:`guarantee` encloses it:
   a lower bound on the worst pair's, so the *lower end* of that certified
   interval is a certified lower bound on the true value.
 * ``upper`` -- a bound valid for *all* neighbouring pairs: the least of the
-  certified published bounds of :mod:`exactdp.apps.peers` (FMT 2021 clone, FMT
-  2023 stronger clone, Balle et al. 2019 blanket in its Hoeffding and Bennett
-  forms), each specialised to L-bit RR with exactly computed parameters and
+  certified published bounds of :mod:`exactdp.apps.peers` (FMT 2021 clone,
+  Balle et al. 2019 blanket in its Hoeffding and Bennett forms; the FMT 2023
+  stronger clone is reported but not used, :data:`exactdp.apps.peers.UNPROVED`:
+  the paper's erratum restricts its theorem to a class of randomizers that L-bit
+  RR is not shown to belong to), each specialised to L-bit RR with exactly computed parameters and
   evaluated in ball arithmetic; the *upper end* of the chosen enclosure is
   reported and named, so the upper end is certified (relative to the peer's
   theorem).  The Wang et al. 2024 variation-ratio pair is reported among the
@@ -68,8 +70,8 @@ from ..core import domains
 from ..core.errors import CapacityError, ParameterError
 from dataclasses import replace as _replace
 from ..core.interval import Interval, fraction_to_decimal_str
-from .peers import (REFUTED, certified_peer_deltas, certified_peer_epsilons, exp_eps0_rr,
-                    fmt21_closed_form)
+from .peers import (REFUTED, UNPROVED, certified_peer_deltas, certified_peer_epsilons,
+                    exp_eps0_rr, fmt21_closed_form)
 
 _DELTA = _replace(domains.TARGET, name="delta")
 
@@ -171,6 +173,8 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
         peers[v] = iv.to_dict(digits + 2)
         if v in REFUTED:
             peers[v]["refuted"] = REFUTED[v]
+        if v in UNPROVED:
+            peers[v]["unproved"] = UNPROVED[v]
     best = _least_valid(ups)
     upper_iv = ups[best]
     lower_pair, upper_name = LOWER_PAIR, best
@@ -198,8 +202,10 @@ def guarantee(N, L, q, *, delta=None, eps=None, digits: int = 6, max_seconds=Non
 
 
 def _least_valid(ups: dict) -> str:
-    """Name of the least upper end among the peer bounds not in :data:`REFUTED`."""
-    return min((v for v in ups if v not in REFUTED), key=lambda v: ups[v].upper)
+    """Name of the least upper end among the peer bounds in neither :data:`REFUTED` nor
+    :data:`UNPROVED` (the SODA'23 stronger clone, whose theorem its erratum restricts)."""
+    return min((v for v in ups if v not in REFUTED and v not in UNPROVED),
+               key=lambda v: ups[v].upper)
 
 
 def _pair_query(dist, what, target, e0, digits, max_seconds):

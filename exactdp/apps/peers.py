@@ -102,7 +102,7 @@ __all__ = ["eps0_rr", "exp_eps0_rr", "fmt21_closed_form", "clone_delta", "clone_
            "PeerBound", "peer_bounds", "VARIANTS", "rr_variation_ratio", "mixture_clone_delta",
            "vr_delta", "vr_epsilon", "rr_blanket_parameters", "blanket_delta", "blanket_epsilon",
            "BLANKET_METHODS", "bisect_epsilon", "CITATIONS", "certified_peer_deltas",
-           "certified_peer_epsilons", "binomial_window", "REFUTED"]
+           "certified_peer_epsilons", "binomial_window", "REFUTED", "UNPROVED"]
 
 VARIANTS = ("fmt21", "fmt23")
 
@@ -717,6 +717,8 @@ def peer_bounds(n, L, q, delta) -> list[PeerBound]:
         note = "upper end of a certified enclosure"
         if name in REFUTED and L > 1:
             note = "REFUTED, not an upper bound: " + REFUTED[name]
+        elif name in UNPROVED:
+            note = "reported, not used as an upper end: " + UNPROVED[name]
         out.append(PeerBound(name, CITATIONS[name], float(iv.upper), True, note))
     return out
 
@@ -736,6 +738,16 @@ REFUTED = {
     "variation-ratio": ("proofs/split_clone.py vr-forgetful-pair: at n = 2, L = 2, q = 1/10, "
                         "lam = 729/10 the pair gives 81/100000 < 6561/100000, the exact divergence "
                         "of (00 + 00) vs (11 + 00); valid only at L = 1, where it is the stronger clone"),
+}
+
+
+#: peer bounds whose theorem is not established for L-bit RR: name -> why (reported, never
+#: used as an upper end).  The SODA'23 paper's erratum (arXiv 2208.04591, "Errata") says its
+#: general bounds (Theorems 3.1, 3.2; the error is in Lemma 3.5 when p < 1/(e^eps0 + 1)) hold
+#: only for a restricted class of local randomizers; membership of L-bit RR is not shown here.
+UNPROVED = {
+    "clone-fmt23": ("SODA'23 erratum: Theorems 3.1/3.2 hold only for a restricted class of local "
+                    "randomizers; L-bit RR's membership is not established (docs/peers.md)"),
 }
 
 
