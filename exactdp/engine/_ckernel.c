@@ -95,23 +95,20 @@ static inline uf norm192(u64 r2, u64 r1, u64 r0, i64 e, int *inexact) {
     return out;
 }
 
-static inline uf uf_mul(uf a, uf b, int up) {
+static inline __attribute__((always_inline)) uf uf_mul(uf a, uf b, int up) {
     if (uf_zero(a) || uf_zero(b)) return UF0;
     u128 hh = (u128)a.hi * b.hi, hl = (u128)a.hi * b.lo, lh = (u128)a.lo * b.hi, ll = (u128)a.lo * b.lo;
     u64 r0 = (u64)ll;
     u128 mid = (ll >> 64) + (u64)hl + (u64)lh;
     u64 r1 = (u64)mid;
     u128 top = hh + (hl >> 64) + (lh >> 64) + (mid >> 64);
-    u64 r2 = (u64)top, r3 = (u64)(top >> 64);
-    i64 e = a.e + b.e;
+    /* the product is in [2^254, 2^256): shift left by s = 1 when its top bit is clear
+       (branch-free: the two cases are about equally likely) */
+    u64 s = (u64)(top >> 127) ^ 1;
+    top = (top << s) | (u128)((r1 >> 63) & s);
     uf out;
-    if (r3 >> 63) {
-        out.hi = r3; out.lo = r2; out.e = e + 128;
-        if (up && (r1 | r0)) out = uf_inc(out);
-    } else {
-        out.hi = (r3 << 1) | (r2 >> 63); out.lo = (r2 << 1) | (r1 >> 63); out.e = e + 127;
-        if (up && ((r1 << 1) | r0)) out = uf_inc(out);
-    }
+    out.hi = (u64)(top >> 64); out.lo = (u64)top; out.e = a.e + b.e + 128 - (i64)s;
+    if (up && ((r1 << s) | r0)) out = uf_inc(out);
     return out;
 }
 
@@ -154,29 +151,21 @@ static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
     if (uf_zero(a)) return b;
     if (uf_zero(b)) return a;
     if (a.e < b.e) { uf t = a; a = b; b = t; }
-    i64 d = a.e - b.e;
-    u64 bh, bl; int sticky;
-    if (d == 0) { bh = b.hi; bl = b.lo; sticky = 0; }
-    else if (d < 64) {
-        sticky = (b.lo << (64 - d)) != 0;
-        bl = (b.lo >> d) | (b.hi << (64 - d)); bh = b.hi >> d;
-    } else if (d == 64) { sticky = b.lo != 0; bl = b.hi; bh = 0; }
-    else if (d < 128) {
-        sticky = b.lo != 0 || (b.hi << (128 - d)) != 0;
-        bl = b.hi >> (d - 64); bh = 0;
-    } else { bh = bl = 0; sticky = 1; }
-    u64 lo = a.lo + bl;
-    u64 c = lo < bl;
-    u64 hi = a.hi + bh;
-    u64 c2 = hi < bh;
-    hi += c;
-    c2 |= (c && hi == 0);
+    u64 d = (u64)(a.e - b.e);
+    u128 A = ((u128)a.hi << 64) | a.lo, B = ((u128)b.hi << 64) | b.lo, Bs;
+    int sticky;
+    /* B 2^-d and whether bits were shifted out (branch-free for 0 < d < 128) */
+    if (d < 128) {
+        u64 dd = d ? d : 1;                      /* d = 0: no shift, nothing dropped */
+        Bs = d ? B >> dd : B;
+        sticky = d ? (B << (128 - dd)) != 0 : 0;
+    } else { Bs = 0; sticky = 1; }
+    u128 S = A + Bs;
+    u64 c = S < A;                               /* a 129-bit sum: shift right by one */
+    sticky |= (int)((u64)S & c);
+    S = (S >> c) | ((u128)c << 127);
     uf out;
-    if (c2) {   /* 129-bit sum: shift right by one */
-        int dropped = lo & 1;
-        out.lo = (lo >> 1) | (hi << 63); out.hi = (hi >> 1) | (1ULL << 63); out.e = a.e + 1;
-        sticky |= dropped;
-    } else { out.hi = hi; out.lo = lo; out.e = a.e; }
+    out.hi = (u64)(S >> 64); out.lo = (u64)S; out.e = a.e + (i64)c;
     if (up && sticky) out = uf_inc(out);
     return out;
 }
@@ -262,33 +251,27 @@ static inline void big_add(big *r, const big *a, const big *b, int nl) {
 }
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
-static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
-    if (nl == 2 && !(a->w[1] >> 63)) {    /* a nonnegative 127-bit value: exact */
-        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
-        if (!h) { if (!l) { *lo = *hi = UF0; return; } h = l; l = 0; e = -64; }
-        int sh = __builtin_clzll(h);
-        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
-        lo->hi = h; lo->lo = l; lo->e = e - sh;
-        *hi = *lo; return;
-    }
-    big t;
-    if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
-    for (int i = nl; i < NL; i++) t.w[i] = 0;
+static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
+    u64 t[NL];
+    if (big_neg(a, nl)) {                        /* |a| = -a (two's complement) */
+        u64 c = 1;
+        for (int i = 0; i < nl; i++) { u64 x = ~a->w[i] + c; c = c && x == 0; t[i] = x; }
+    } else for (int i = 0; i < nl; i++) t[i] = a->w[i];
     int top = nl - 1;
-    while (top >= 0 && t.w[top] == 0) top--;
+    while (top >= 0 && t[top] == 0) top--;
     if (top < 0) { *lo = *hi = UF0; return; }
     if (top <= 1) {                 /* exact: at most 128 bits */
-        u64 h = t.w[1], l = t.w[0]; i64 e = 0;
-        if (!h) { h = l; l = 0; e = -64; }
+        u64 h = t[1], l = t[0]; i64 e = 0;
+        if (top == 0) { h = l; l = 0; e = -64; }
         int sh = __builtin_clzll(h);
         if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
         lo->hi = h; lo->lo = l; lo->e = e - sh;
         *hi = *lo; return;
     }
     int sticky = 0;
-    for (int i = 0; i < top - 2; i++) if (t.w[i]) { sticky = 1; break; }
+    for (int i = 0; i < top - 2; i++) sticky |= t[i] != 0;
     int inexact;
-    *lo = norm192(t.w[top], t.w[top - 1], t.w[top - 2], (i64)64 * (top - 2), &inexact);
+    *lo = norm192(t[top], t[top - 1], t[top - 2], (i64)64 * (top - 2), &inexact);
     *hi = (inexact || sticky) ? uf_inc(*lo) : *lo;
 }
 
@@ -340,6 +323,10 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 }
 
 /* ------------------------------------------------------------------ binomial rows */
+/* which side of tau a walk sums (the query's; the tree is the same) */
+#define SIDE_UP 1
+#define SIDE_LO 2
+
 typedef struct {
     i64 m, ka, kb, n;
     ufc *cells;     /* round-down values (sums exclude the tails), interleaved: see PMF .. PRE2 */
@@ -384,6 +371,7 @@ typedef struct {
     char *arena; size_t arena_size, arena_used; int arena_shared;   /* row cells, bump-allocated (row_cells) */
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
+    int sides;          /* the sums the walk asks of its rows: SIDE_UP (SUF, SUF2), SIDE_LO (PRE, PRE2) */
 } rows_ctx;
 
 /* Row cells come from one arena reserved for the walk (mmap, transparent huge pages where
@@ -580,15 +568,17 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (!row->cells) { free(row); c->err = 1; return NULL; }
     for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
-    for (i64 i = n - 1; i >= 0; i--) {
-        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
-    }
+    if (c->sides & SIDE_UP)                     /* the suffix sums (above tau) */
+        for (i64 i = n - 1; i >= 0; i--) {
+            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
+        }
     a = UF0; a2 = UF0;
-    for (i64 i = 0; i < n; i++) {
-        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
-    }
+    if (c->sides & SIDE_LO)                     /* the prefix sums (below tau) */
+        for (i64 i = 0; i < n; i++) {
+            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
+        }
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
@@ -775,6 +765,7 @@ typedef struct leaf_s { const row_t *row; uf pm; i64 ka; big r; } leaf_t;
 
 typedef struct {
     int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one; int tau_exact;
+    int sides;                /* SIDE_UP | SIDE_LO: the sums accumulated (the other side's stay 0) */
     i64 cq21; big ncr21;      /* B_2 = cq21 B_1 + cr21, 0 <= cr21 < B_1 (L >= 2); ncr21 = -cr21 */
     big Wq[65], B[65], B2[65], Pbig, E0;
     double Bd[65], B2d[65];
@@ -969,7 +960,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
-        if (ka <= mc) {
+        if (ka <= mc && (p->sides & SIDE_UP)) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
             if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
@@ -979,7 +970,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (!p->tau_exact)
                 Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
         }
-        if (kb >= 0) {
+        if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
             uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
@@ -1023,6 +1014,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         big A, Amax;
         big_addmul(&A, &nd.E, (u64)m, &p->Wq[0], nl);           /* (Zs + m W_0) Q - P */
         if (big_sign(&A, nl) > 0) {                             /* wholly above */
+            if (!(p->sides & SIDE_UP)) continue;
             acc->up_P = iv_add(acc->up_P, P);
             iv D = minus_e(iv_add(big_over_Q(&A, p), iv_mul_u64(p->muW0[l], (u64)m)), p);
             acc->up_X = iv_add(acc->up_X, iv_mul(P, D));
@@ -1030,6 +1022,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         }
         big_addmul(&Amax, &nd.E, (u64)m, &p->Wq[l], nl);        /* (Zs + m W_l) Q - P */
         if (big_sign(&Amax, nl) < 0) {                          /* wholly below */
+            if (!(p->sides & SIDE_LO)) continue;
             acc->lo_P = iv_add(acc->lo_P, P);
             big nA; big_negate(&nA, &Amax, nl);
             iv D = plus_e(iv_add(big_over_Q(&nA, p), iv_mul_u64(p->Wmu[l], (u64)m)), p);
@@ -1042,14 +1035,14 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
         i64 kb = last_neg(&A2, &p->B2[l], p->B2d[l], m, nl);              /* children wholly below: t <= kb */
-        if (ka <= m) {
+        if (ka <= m && (p->sides & SIDE_UP)) {
             iv s0 = sf_ge(row, ka), s1 = ssum_ge(row, ka + 1);
             big G; big_addmul(&G, &A, (u64)ka, &p->B[l], nl);
             iv g = minus_e(iv_add(big_over_Q(&G, p), iv_mul_u64(p->muW0[l - 1], (u64)(m - ka))), p);
             acc->up_P = iv_add(acc->up_P, iv_mul(P, s0));
             acc->up_X = iv_add(acc->up_X, iv_mul(P, iv_add(iv_mul(s0, g), iv_mul(p->slope[l], s1))));
         }
-        if (kb >= 0) {
+        if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv s0 = cdf_le(row, kb), s1 = csum_le(row, kb - 1);
             big H, nH; big_addmul(&H, &A2, (u64)kb, &p->B2[l], nl); big_negate(&nH, &H, nl);
             iv h = plus_e(iv_add(big_over_Q(&nH, p), iv_mul_u64(p->Wmu[l - 1], (u64)(m - kb))), p);
@@ -1152,10 +1145,10 @@ static PyObject *iv_tuple(iv a) {
 #define GETSEQ(name, i) PySequence_Fast_GET_ITEM(name, i)
 
 static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
-    int L, nl; long long n, max_nodes, max_cells; int excess_le_z;
+    int L, nl; long long n, max_nodes, max_cells; int excess_le_z, sides;
     PyObject *o_Wq, *o_B, *o_B2, *o_P, *o_E0, *o_invQ, *o_mu, *o_muW0, *o_Wmu, *o_slope, *o_e,
              *o_tol, *o_rtol, *o_rowc, *o_theta;
-    if (!PyArg_ParseTuple(args, "iiLLLiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z,
+    if (!PyArg_ParseTuple(args, "iiLLLiiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z, &sides,
                           &o_Wq, &o_B, &o_B2, &o_P, &o_E0, &o_invQ, &o_mu, &o_muW0, &o_Wmu, &o_slope,
                           &o_e, &o_tol, &o_rtol, &o_rowc, &o_theta))
         return NULL;
@@ -1166,7 +1159,8 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z;
+    if (sides < 1 || sides > 3) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..3"); return NULL; }
+    p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {
         s[i] = PySequence_Fast(seqs_src[i], "_ckernel: a sequence");
@@ -1200,7 +1194,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         if (parse_uf(m1, &p->e_lo_mag) || parse_uf(m2, &p->e_hi_mag)) goto done;
         p->tau_exact = uf_zero(p->e_lo_mag) && uf_zero(p->e_hi_mag);
     }
-    rc.L = L; rc.n = n; rc.max_cells = max_cells;
+    rc.L = L; rc.n = n; rc.max_cells = max_cells; rc.sides = sides;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
     rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= 20;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));

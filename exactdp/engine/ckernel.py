@@ -41,6 +41,11 @@ The certificate (why the enclosures are rigorous):
   walk's.  Children not expanded are bounded per group (before / after the first
   expanded child) by their total mass times the extreme conditional mean and excesses,
   which are monotone in ``t``.
+* **One side** (``side``): a query reads the sums of one side of tau only (forward
+  eta and delta: above; reverse: below); the walk then builds only that side's row
+  sums (suffix or prefix) and accumulates only that side.  The tree, the drops and
+  ``eq_P`` are unchanged; the other side is reported as not summed (``None``), which
+  :func:`exactdp.engine.kernel.tail_sums` turns into trivial enclosures.
 * **Constants** (theta, rho, conditional means, ``1/Q``) are rounded outward here,
   in Python, from their exact rationals (:func:`to_uf`).
 
@@ -173,8 +178,13 @@ def _signed(e: Fraction, lower: bool) -> tuple:
     return (int(neg), to_uf(abs(e), up=(neg == lower)))
 
 
+#: ``side`` of :func:`compiled_tail_sums` -> the C walk's mask (1: above tau, 2: below)
+SIDES = {None: 3, "above": 1, "below": 2}
+
+
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
-                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
+                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6,
+                       side: str | None = None):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -184,11 +194,15 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     dict of exact dyadic bounds: ``up_P, up_X, eq_P, lo_P, lo_X`` as ``(lower,
     upper)``, ``drop_P, drop_E, drop_up, drop_lo`` as upper bounds, ``nodes``,
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
-    ``max_nodes``.  Binomial rows stop where the pmf falls below ``row_tol * tol``
+    ``max_nodes``.  ``side`` (``"above"`` or ``"below"``; ``None``: both) names the one
+    side of tau a query needs: the walk (same tree, nodes and drops) then sums only
+    ``up_*`` or ``lo_*`` (and ``eq_P``), and the other side's entries are ``None``
+    (about a third less work: the leaves' sums and the rows' prefix or suffix sums).  Binomial rows stop where the pmf falls below ``row_tol * tol``
     (their tails are bounded and counted as dropped mass, as in the arb rows).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
+    sides = SIDES[side]
     L = mech.L
     W = tuple(int(w) for w in mech.weights)
     pi = tuple(Fraction(p) for p in mech.pi0)
@@ -219,7 +233,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
         a, b = _signed(e_lo, True), _signed(e_hi, False)
         e = (a[0], a[1], b[0], b[1])
     tol_q = Fraction(tol)
-    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1,
+    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1, sides,
             [_limbs(x) for x in Wq], [_limbs(x - Wq[0]) for x in Wq],
             [_limbs(Wq[l] - Wq[l - 1]) if l else _limbs(0) for l in range(L + 1)],
             _limbs(P), _limbs(-P), _iv(Fraction(1, Q)),
@@ -232,6 +246,8 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
         raise CapacityError(f"tail_sums: more than {max_nodes} nodes; use method='fast' or fewer digits")
     names = ("up_P", "up_X", "eq_P", "lo_P", "lo_X")
     out = {k: (from_uf(r[i][0]), from_uf(r[i][1])) for i, k in enumerate(names)}
+    for k in (("lo_P", "lo_X") if side == "above" else ("up_P", "up_X") if side == "below" else ()):
+        out[k] = None                   # not summed
     for i, k in enumerate(("drop_P", "drop_E", "drop_up", "drop_lo")):
         out[k] = from_uf(r[5 + i])
     out["nodes"], out["leaves"] = r[9], r[10]

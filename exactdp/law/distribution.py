@@ -112,12 +112,14 @@ class PrivacyRatio:
         norm = Fraction(self._norm)
         return lam_threshold(norm, lam=x, eps=eps, invert=(self.direction == "reverse"), prec=prec)
 
-    def _fast(self, thr: Threshold, tol: float):
-        key = ("fast", thr.num, thr.den, tol)
+    def _fast(self, thr: Threshold, tol: float, side=None):
+        """Fast tail sums at ``thr`` (``side``: only ``"above"`` or ``"below"`` tau summed,
+        the other side NaN; ``None``: both), cached per threshold, tolerance and side."""
+        key = ("fast", thr.num, thr.den, tol) + ((side,) if side else ())
         r = self.cache.get(key)
         if r is None:
             from ..engine.fastkernel import fast_tail_sums  # numpy only when the float path runs
-            r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol)
+            r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol, side=side)
             self.cache[key] = r
         return r
 
@@ -127,12 +129,14 @@ class PrivacyRatio:
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
     def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, *, what="query",
-               fallback=None):
+               fallback=None, side=None):
         """Run the certified kernel with tolerance/precision refined until the
         relative width of ``quantity(tailsums)`` is at most 10^-digits, or raise
         :class:`~exactdp.core.errors.DigitsNotMetError` with what was reached.  When the
         fast run predicts more than ``max_seconds``, ``fallback()`` (the Fourier
-        strategy) answers instead if given and able to.
+        strategy) answers instead if given and able to.  ``side`` (``"above"`` or
+        ``"below"`` tau) is the one side ``quantity`` reads: the compiled walks then sum
+        only it (:func:`exactdp.engine.kernel.tail_sums`; cached per side).
 
         The truncation tolerance is kept as ``log10`` and handed to the kernel
         as an arb power of two (:func:`exactdp.core.precision.tolerance`), so values
@@ -147,7 +151,7 @@ class PrivacyRatio:
         f, est = None, 1.0
         for _ in range(8):
             try:
-                f = self._fast(thr, ftol)
+                f = self._fast(thr, ftol, side)
             except CapacityError:
                 # the float tree refuses a level (its level arrays, ~GBs, not the certified
                 # kernel's rows): without its magnitude the certified tree starts as if the
@@ -181,11 +185,11 @@ class PrivacyRatio:
             raise
         iv = None
         for attempt in range(6):
-            key = ("exact", thr.num, thr.den, round(tol_log, 6), prec)
+            key = ("exact", thr.num, thr.den, round(tol_log, 6), prec) + ((side,) if side else ())
             ts = self.cache.get(key)
             if ts is None:
                 ts = tail_sums(self.mechanism, self.N, thr, prec=prec, tol=tolerance(tol_log),
-                               progress=progress)
+                               progress=progress, side=side)
                 self.cache[key] = ts
             iv = quantity(ts, fast=False)
             if meets_digits(iv, digits) or iv.upper == 0:
@@ -395,7 +399,8 @@ class PrivacyRatio:
             return self._split("p_above" if r_above == fwd else "p_below", x, eps, digits)
 
         return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
-                           progress=progress, max_seconds=max_seconds, fallback=fallback)
+                           progress=progress, max_seconds=max_seconds, fallback=fallback,
+                           side="above" if z_above else "below")
 
     def _pair_side(self, x, eps, r_above, inclusive, digits, method):
         """sf/cdf of a general pair through :mod:`exactdp.reductions.methods` (``x >= 1``; any
@@ -427,12 +432,12 @@ class PrivacyRatio:
         return self.cache["law"]
 
     def _query(self, x, eps, digits, method, quantity, kind, *, progress, max_seconds,
-               fallback=None):
+               fallback=None, side=None):
         refused = None
         if method == "fast" and self.choose_method(fast=True, x=x, eps=eps) == "tree":
             try:
                 return self._query(x, eps, digits, "fast-tree", quantity, kind, progress=progress,
-                                   max_seconds=max_seconds)
+                                   max_seconds=max_seconds, side=side)
             except CapacityError as e:
                 refused = e     # the float tree refused a level: the coarse Fourier enclosure
         if method == "fast":
@@ -451,7 +456,7 @@ class PrivacyRatio:
         if method in ("fast", "fast-tree"):
             thr = self._threshold(x, eps, 128)
             tol = FAST_TOL
-            f = self._fast(thr, tol)
+            f = self._fast(thr, tol, side)
             v = quantity(f, True)
             err = self._fast_error(f, abs(v), kind)
             return Estimate(float(v), err)
@@ -459,7 +464,7 @@ class PrivacyRatio:
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(x, eps, digits, quantity, progress, max_seconds,
                            what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
-                           fallback=fallback)
+                           fallback=fallback, side=side)
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -567,7 +572,7 @@ class PrivacyRatio:
                 pass        # the light law is too atomic to smooth: the float tree instead
         if method == "fast":
             thr = self._threshold(lam, eps, 128)
-            f = self._fast(thr, FAST_TOL)
+            f = self._fast(thr, FAST_TOL, "above" if fwd else "below")
             v = quantity(f, True)
             trunc = f.drop_up / self.N if fwd else f.drop_lo / f.tau_x
             err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10
@@ -581,7 +586,7 @@ class PrivacyRatio:
 
         return self._exact(lam, eps, digits, quantity, progress, max_seconds,
                            what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
-                           fallback=fallback)
+                           fallback=fallback, side="above" if fwd else "below")
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
