@@ -104,10 +104,11 @@ static inline __attribute__((always_inline)) uf uf_mul(uf a, uf b, int up) {
     u128 top = hh + (hl >> 64) + (lh >> 64) + (mid >> 64);
     /* the product is in [2^254, 2^256): shift left by s = 1 when its top bit is clear
        (branch-free: the two cases are about equally likely) */
-    u64 s = (u64)(top >> 127) ^ 1;
-    top = (top << s) | (u128)((r1 >> 63) & s);
+    u64 th = (u64)(top >> 64), tl = (u64)top;
+    u64 s = (th >> 63) ^ 1;
     uf out;
-    out.hi = (u64)(top >> 64); out.lo = (u64)top; out.e = a.e + b.e + 128 - (i64)s;
+    out.hi = (th << s) | ((tl >> 63) & s); out.lo = (tl << s) | ((r1 >> 63) & s);
+    out.e = a.e + b.e + 128 - (i64)s;
     if (up && ((r1 << s) | r0)) out = uf_inc(out);
     return out;
 }
@@ -162,10 +163,10 @@ static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
     } else { Bs = 0; sticky = 1; }
     u128 S = A + Bs;
     u64 c = S < A;                               /* a 129-bit sum: shift right by one */
-    sticky |= (int)((u64)S & c);
-    S = (S >> c) | ((u128)c << 127);
+    u64 sh = (u64)(S >> 64), sl = (u64)S;
+    sticky |= (int)(sl & c);
     uf out;
-    out.hi = (u64)(S >> 64); out.lo = (u64)S; out.e = a.e + (i64)c;
+    out.hi = (sh >> c) | (c << 63); out.lo = (sl >> c) | ((sh & c) << 63); out.e = a.e + (i64)c;
     if (up && sticky) out = uf_inc(out);
     return out;
 }
@@ -826,12 +827,18 @@ static inline int big_eq(const big *a, const big *b, int nl) {
  * its largest deficit (tau - Zs - t W_l - (m - t) W_0)+ decreases: each is bounded by its
  * value at tmax (tmin) times S. */
 /* One child T_l = t of the node (l, m, E), of mass at most cm_hi, not expanded: its
- * exact conditional mean and largest excess and deficit times its mass. */
+ * exact conditional mean and largest excess and deficit times its mass (d_E and d_up only
+ * when the walk sums the side above tau, d_lo only below: p->sides). */
 static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, i64 m, uf cm_hi) {
     const int nl = p->nl;
     big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
     i64 mc = m - t;
     acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+    if (p->sides & SIDE_LO) {
+        big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
+        acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
+    }
+    if (!(p->sides & SIDE_UP)) return;
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                /* Zs_c Q */
     uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
     acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
@@ -839,8 +846,6 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
     acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
-    big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
-    acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
 }
 
 /* Children not expanded: those of mass at least tol 2^-20 one by one (drop_child: they
@@ -857,6 +862,12 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
     const int nl = p->nl;
     uf S = g->S;
     acc->d_P = uf_add(acc->d_P, S, 1);
+    if (p->sides & SIDE_LO) {
+        big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
+        big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
+        acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
+    }
+    if (!(p->sides & SIDE_UP)) return;
     big Ec; big_addmul(&Ec, E, (u64)g->tmax, &p->Wq[l], nl);     /* child's (Zs Q - P) at tmax */
     i64 mc = m - g->tmax;
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                      /* Zs_c Q */
@@ -866,9 +877,6 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
     acc->d_up = uf_add(acc->d_up, uf_mul(S, upb, 1), 1);
-    big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
-    big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
-    acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
 }
 #define DGROUP_INIT {{0, 0, 0}, 1, 0}
 
@@ -1069,9 +1077,11 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             big ZP; big_add(&ZP, &Amax, &p->Pbig, nl);      /* (Zs + m W_l) Q */
             uf zhi = over_Q_up(big_pos_up(&ZP, nl), p);
             acc->d_P = uf_add(acc->d_P, dm, 1);
-            acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
-            acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
-            acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
+            if (p->sides & SIDE_UP) {
+                acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
+                acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
+            }
+            if (p->sides & SIDE_LO) acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
         }
         if (lo_w > hi_w) continue;
         if (sp + (size_t)(hi_w - lo_w + 1) > cap) {

@@ -195,9 +195,10 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     upper)``, ``drop_P, drop_E, drop_up, drop_lo`` as upper bounds, ``nodes``,
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
     ``max_nodes``.  ``side`` (``"above"`` or ``"below"``; ``None``: both) names the one
-    side of tau a query needs: the walk (same tree, nodes and drops) then sums only
-    ``up_*`` or ``lo_*`` (and ``eq_P``), and the other side's entries are ``None``
-    (about a third less work: the leaves' sums and the rows' prefix or suffix sums).  Binomial rows stop where the pmf falls below ``row_tol * tol``
+    side of tau a query needs: the walk (same tree, nodes, ``eq_P`` and ``drop_P``) then
+    sums only ``up_*``, ``drop_E``, ``drop_up`` (above) or ``lo_*``, ``drop_lo`` (below),
+    and the other entries are ``None`` (about a third less work: the leaves' sums, the
+    rows' prefix or suffix sums, the dropped children's bounds).  Binomial rows stop where the pmf falls below ``row_tol * tol``
     (their tails are bounded and counted as dropped mass, as in the arb rows).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
@@ -246,9 +247,10 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
         raise CapacityError(f"tail_sums: more than {max_nodes} nodes; use method='fast' or fewer digits")
     names = ("up_P", "up_X", "eq_P", "lo_P", "lo_X")
     out = {k: (from_uf(r[i][0]), from_uf(r[i][1])) for i, k in enumerate(names)}
-    for k in (("lo_P", "lo_X") if side == "above" else ("up_P", "up_X") if side == "below" else ()):
-        out[k] = None                   # not summed
     for i, k in enumerate(("drop_P", "drop_E", "drop_up", "drop_lo")):
         out[k] = from_uf(r[5 + i])
+    not_summed = {"above": ("lo_P", "lo_X", "drop_lo"), "below": ("up_P", "up_X", "drop_E", "drop_up")}
+    for k in not_summed.get(side, ()):
+        out[k] = None
     out["nodes"], out["leaves"] = r[9], r[10]
     return out

@@ -267,9 +267,12 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
     def low(k, div=1):                  # a side not summed (``side``) is NaN
         return nan if r[k] is None else float(r[k][0] / div)
 
+    def drop(k, extra):
+        return nan if r[k] is None else float(r[k] / sc + extra)
+
     return FastTailSums(low("up_P"), low("up_X", sc), float(r["eq_P"][0]), low("lo_P"), low("lo_X", sc),
-                        float(r["drop_P"] + wP), float(r["drop_E"] / sc + tau_x * wP + wX),
-                        float(r["drop_up"] / sc + wX), float(r["drop_lo"] / sc + wX), float(tau_x),
+                        float(r["drop_P"] + wP), drop("drop_E", tau_x * wP + wX),
+                        drop("drop_up", wX), drop("drop_lo", wX), float(tau_x),
                         r["nodes"], r["leaves"], time.perf_counter() - t0)
 
 

@@ -548,7 +548,9 @@ def _ckernel_engine() -> str:
 def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None):
     """:func:`tail_sums` by the compiled kernel (:mod:`exactdp.engine.ckernel`), or
     ``None`` when it does not apply.  With ``side``, the other side's sums are the
-    trivial enclosures ``P in [0, 1]``, ``X in [0, n max(W) + tau]`` (true, never used)."""
+    trivial enclosures ``P in [0, 1]``, ``X in [0, n max(W) + tau]`` and its drop bounds
+    ``drop_P`` times ``n max(W)`` (``drop_E``, ``drop_up``) or ``tau`` (``drop_lo``):
+    true, and never read by the query that asked for one side."""
     from .ckernel import compiled_tail_sums
     if isinstance(tol, arb):
         tol = arb_to_interval(tol).upper
@@ -561,11 +563,15 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None):
     if r is None:
         return None
     if side is not None:
-        tau_hi = tau_iv[1] if tau_iv is not None else Fraction(tau.num, tau.den)
-        x_max = n * max(int(w) for w in mech.weights) + max(tau_hi, 0)
+        # Z in [0, n max(W)]: (Z - tau)+ and Z are at most z_max, (tau - Z)+ at most tau
+        tau_hi = max(Fraction(tau_iv[1] if tau_iv is not None else Fraction(tau.num, tau.den)), Fraction(0))
+        z_max = n * max(int(w) for w in mech.weights)
         for k in ("up_P", "up_X", "lo_P", "lo_X"):
             if r[k] is None:
-                r[k] = (Fraction(0), Fraction(1) if k.endswith("P") else Fraction(x_max))
+                r[k] = (Fraction(0), Fraction(1) if k.endswith("P") else z_max + tau_hi)
+        for k in ("drop_E", "drop_up", "drop_lo"):
+            if r[k] is None:
+                r[k] = r["drop_P"] * (tau_hi if k == "drop_lo" else z_max)
     # exact dyadic bounds (128-bit mantissas) into balls, exactly at >= 200 bits
     with ctx.workprec(max(prec, 200)):
         def ball(lo, hi):
@@ -604,8 +610,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
 
     ``side`` (``"above"``: ``up_*``; ``"below"``: ``lo_*``; ``None``: both) is the side of
     tau the caller will read: the compiled walk then sums only that side (same tree,
-    ``eq_P`` and drops; the other side's fields are the trivial enclosures ``[0, 1]`` and
-    ``[0, n max(W) + tau]``); the arb walk always sums both.
+    ``eq_P`` and ``drop_P``; the other side's fields are trivial bounds, see
+    :func:`_compiled`); the arb walk always sums both.
 
     >>> m = Mechanism(1, "1/3")          # L = 1: Z = T_0 * 1 + T_1 * 4
     >>> ts = tail_sums(m, 2, Threshold.from_fraction(Fraction(5), 64))
