@@ -137,6 +137,16 @@ def test_one_side_is_the_same_walk(N, L, q, lam):
                 assert getattr(one, k).upper() >= getattr(both, k).upper()
             else:
                 assert getattr(one, k).contains(getattr(both, k))
+        # probabilities only (reverse eta): the side's P bit for bit, the rest trivial
+        p_only = tail_sums(m, N, thr, prec=128, tol=1e-25, engine="compiled", side=side, excess=False)
+        assert (p_only.nodes, p_only.leaves) == (both.nodes, both.leaves)
+        for k in (same[0], "eq_P", "drop_P"):
+            assert (getattr(p_only, k).mid(), getattr(p_only, k).rad()) == \
+                (getattr(both, k).mid(), getattr(both, k).rad())
+        for k in ("up_X", "lo_X"):
+            assert getattr(p_only, k).contains(getattr(both, k))
+        for k in ("drop_E", "drop_up", "drop_lo"):
+            assert getattr(p_only, k).upper() >= getattr(both, k).upper()
 
 
 @pytest.mark.parametrize("direction", ["forward", "reverse"])

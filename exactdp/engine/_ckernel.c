@@ -327,6 +327,7 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 /* which side of tau a walk sums (the query's; the tree is the same) */
 #define SIDE_UP 1
 #define SIDE_LO 2
+#define SIDE_NOX 4      /* probabilities only: no excess sums, second-order row sums, drop bounds */
 
 typedef struct {
     i64 m, ka, kb, n;
@@ -569,17 +570,22 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (!row->cells) { free(row); c->err = 1; return NULL; }
     for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
-    if (c->sides & SIDE_UP)                     /* the suffix sums (above tau) */
+    int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
+    if ((c->sides & SIDE_UP) && second)         /* the suffix sums (above tau) */
         for (i64 i = n - 1; i >= 0; i--) {
             a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
             ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
         }
+    else if (c->sides & SIDE_UP)
+        for (i64 i = n - 1; i >= 0; i--) { a = uf_add(a, buf[ka + i], 0); ufc_set(SUF(row, i), a); }
     a = UF0; a2 = UF0;
-    if (c->sides & SIDE_LO)                     /* the prefix sums (below tau) */
+    if ((c->sides & SIDE_LO) && second)         /* the prefix sums (below tau) */
         for (i64 i = 0; i < n; i++) {
             a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
             ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
         }
+    else if (c->sides & SIDE_LO)
+        for (i64 i = 0; i < n; i++) { a = uf_add(a, buf[ka + i], 0); ufc_set(PRE(row, i), a); }
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
@@ -834,6 +840,7 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
     big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
     i64 mc = m - t;
     acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+    if (p->sides & SIDE_NOX) return;
     if (p->sides & SIDE_LO) {
         big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
         acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
@@ -862,6 +869,7 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
     const int nl = p->nl;
     uf S = g->S;
     acc->d_P = uf_add(acc->d_P, S, 1);
+    if (p->sides & SIDE_NOX) return;
     if (p->sides & SIDE_LO) {
         big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
         big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
@@ -908,6 +916,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
     u64 K1 = 0; int cut = 0; i64 nt = 0;
     const uf D_lo = p->slope[1].lo;
+    const int want_x = !(p->sides & SIDE_NOX);
     /* pass 1: which children are expanded, their rows and thresholds ka; the cells the
        sums need are prefetched (the rows of many sizes do not stay in cache) */
     leaf_t *lv = rc->leaves;
@@ -968,7 +977,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
-        if (ka <= mc && (p->sides & SIDE_UP)) {
+        if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0), 0);
+        else if (ka <= mc && (p->sides & SIDE_UP)) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
             if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
@@ -978,7 +988,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (!p->tau_exact)
                 Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
         }
-        if (kb >= 0 && (p->sides & SIDE_LO)) {
+        if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0), 0);
+        else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
             uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
@@ -1024,6 +1035,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         if (big_sign(&A, nl) > 0) {                             /* wholly above */
             if (!(p->sides & SIDE_UP)) continue;
             acc->up_P = iv_add(acc->up_P, P);
+            if (p->sides & SIDE_NOX) continue;
             iv D = minus_e(iv_add(big_over_Q(&A, p), iv_mul_u64(p->muW0[l], (u64)m)), p);
             acc->up_X = iv_add(acc->up_X, iv_mul(P, D));
             continue;
@@ -1032,6 +1044,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         if (big_sign(&Amax, nl) < 0) {                          /* wholly below */
             if (!(p->sides & SIDE_LO)) continue;
             acc->lo_P = iv_add(acc->lo_P, P);
+            if (p->sides & SIDE_NOX) continue;
             big nA; big_negate(&nA, &Amax, nl);
             iv D = plus_e(iv_add(big_over_Q(&nA, p), iv_mul_u64(p->Wmu[l], (u64)m)), p);
             acc->lo_X = iv_add(acc->lo_X, iv_mul(P, D));
@@ -1043,14 +1056,18 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
         i64 kb = last_neg(&A2, &p->B2[l], p->B2d[l], m, nl);              /* children wholly below: t <= kb */
-        if (ka <= m && (p->sides & SIDE_UP)) {
+        if (ka <= m && (p->sides & (SIDE_UP | SIDE_NOX)) == (SIDE_UP | SIDE_NOX))
+            acc->up_P = iv_add(acc->up_P, iv_mul(P, sf_ge(row, ka)));
+        else if (ka <= m && (p->sides & SIDE_UP)) {
             iv s0 = sf_ge(row, ka), s1 = ssum_ge(row, ka + 1);
             big G; big_addmul(&G, &A, (u64)ka, &p->B[l], nl);
             iv g = minus_e(iv_add(big_over_Q(&G, p), iv_mul_u64(p->muW0[l - 1], (u64)(m - ka))), p);
             acc->up_P = iv_add(acc->up_P, iv_mul(P, s0));
             acc->up_X = iv_add(acc->up_X, iv_mul(P, iv_add(iv_mul(s0, g), iv_mul(p->slope[l], s1))));
         }
-        if (kb >= 0 && (p->sides & SIDE_LO)) {
+        if (kb >= 0 && (p->sides & (SIDE_LO | SIDE_NOX)) == (SIDE_LO | SIDE_NOX))
+            acc->lo_P = iv_add(acc->lo_P, iv_mul(P, cdf_le(row, kb)));
+        else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv s0 = cdf_le(row, kb), s1 = csum_le(row, kb - 1);
             big H, nH; big_addmul(&H, &A2, (u64)kb, &p->B2[l], nl); big_negate(&nH, &H, nl);
             iv h = plus_e(iv_add(big_over_Q(&nH, p), iv_mul_u64(p->Wmu[l - 1], (u64)(m - kb))), p);
@@ -1077,11 +1094,13 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             big ZP; big_add(&ZP, &Amax, &p->Pbig, nl);      /* (Zs + m W_l) Q */
             uf zhi = over_Q_up(big_pos_up(&ZP, nl), p);
             acc->d_P = uf_add(acc->d_P, dm, 1);
-            if (p->sides & SIDE_UP) {
+            if (p->sides & SIDE_NOX) { /* probabilities only */ }
+            else if (p->sides & SIDE_UP) {
                 acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
                 acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
             }
-            if (p->sides & SIDE_LO) acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
+            if ((p->sides & (SIDE_LO | SIDE_NOX)) == SIDE_LO)
+                acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
         }
         if (lo_w > hi_w) continue;
         if (sp + (size_t)(hi_w - lo_w + 1) > cap) {
@@ -1169,7 +1188,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    if (sides < 1 || sides > 3) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..3"); return NULL; }
+    if ((sides & 3) == 0 || sides > 7) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4"); return NULL; }
     p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {

@@ -43,7 +43,8 @@ The certificate (why the enclosures are rigorous):
   which are monotone in ``t``.
 * **One side** (``side``): a query reads the sums of one side of tau only (forward
   eta and delta: above; reverse: below); the walk then builds only that side's row
-  sums (suffix or prefix) and accumulates only that side.  The tree, the drops and
+  sums (suffix or prefix) and accumulates only that side (``excess=False``, reverse eta:
+  its probabilities only, without second-order row sums or excess bounds).  The tree, the drops and
   ``eq_P`` are unchanged; the other side is reported as not summed (``None``), which
   :func:`exactdp.engine.kernel.tail_sums` turns into trivial enclosures.
 * **Constants** (theta, rho, conditional means, ``1/Q``) are rounded outward here,
@@ -184,7 +185,7 @@ SIDES = {None: 3, "above": 1, "below": 2}
 
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
                        tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6,
-                       side: str | None = None):
+                       side: str | None = None, excess: bool = True):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -198,12 +199,14 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     side of tau a query needs: the walk (same tree, nodes, ``eq_P`` and ``drop_P``) then
     sums only ``up_*``, ``drop_E``, ``drop_up`` (above) or ``lo_*``, ``drop_lo`` (below),
     and the other entries are ``None`` (about a third less work: the leaves' sums, the
-    rows' prefix or suffix sums, the dropped children's bounds).  Binomial rows stop where the pmf falls below ``row_tol * tol``
+    rows' prefix or suffix sums, the dropped children's bounds).  ``excess=False``: the
+    probabilities only (``*_P``); every ``*_X``, ``drop_E``, ``drop_up`` and ``drop_lo``
+    is then ``None`` (no second-order row sums, no excess sums, no drop bounds).  Binomial rows stop where the pmf falls below ``row_tol * tol``
     (their tails are bounded and counted as dropped mass, as in the arb rows).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
-    sides = SIDES[side]
+    sides = SIDES[side] | (0 if excess else 4)
     L = mech.L
     W = tuple(int(w) for w in mech.weights)
     pi = tuple(Fraction(p) for p in mech.pi0)
@@ -250,7 +253,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     for i, k in enumerate(("drop_P", "drop_E", "drop_up", "drop_lo")):
         out[k] = from_uf(r[5 + i])
     not_summed = {"above": ("lo_P", "lo_X", "drop_lo"), "below": ("up_P", "up_X", "drop_E", "drop_up")}
-    for k in not_summed.get(side, ()):
+    for k in not_summed.get(side, ()) + (() if excess else ("up_X", "lo_X", "drop_E", "drop_up", "drop_lo")):
         out[k] = None
     out["nodes"], out["leaves"] = r[9], r[10]
     return out

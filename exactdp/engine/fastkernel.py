@@ -234,7 +234,7 @@ def _rows(th: float, ms: np.ndarray, K: float):
     return _ChunkedRows(th, ums, K)
 
 
-def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
+def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True):
     """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
     :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
     bounds), or ``None`` when it is not built, does not apply or exceeds
@@ -242,7 +242,8 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
     rational ``num/den`` (for an irrational threshold, the midpoint of the lattice
     cell that holds it, :class:`exactdp.engine.kernel.Threshold`: no integer Z
     meets it, so the classification is the certified one).  With ``side``, only that
-    side is summed (:func:`fast_tail_sums`); the other side's fields are NaN."""
+    side is summed (:func:`fast_tail_sums`), with ``excess=False`` only probabilities;
+    the fields not summed are NaN."""
     from .ckernel import available, compiled_tail_sums
     if not available():
         return None
@@ -251,7 +252,7 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
     P, Q = int(tau_num), int(tau_den)
     try:
         r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
-                               side=side)
+                               side=side, excess=excess)
     except CapacityError:
         return None
     if r is None:
@@ -261,7 +262,7 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
     # values: the lower ends (the expanded sums, as the numpy tree's); the widths (row
     # tails, roundings) join the truncation terms the stated error is made of
     wP = max(r[k][1] - r[k][0] for k in ("up_P", "eq_P", "lo_P") if r[k] is not None)
-    wX = max(r[k][1] - r[k][0] for k in ("up_X", "lo_X") if r[k] is not None) / sc
+    wX = max((r[k][1] - r[k][0] for k in ("up_X", "lo_X") if r[k] is not None), default=0) / sc
     nan = float("nan")
 
     def low(k, div=1):                  # a side not summed (``side``) is NaN
@@ -278,15 +279,15 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None):
 
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
                    *, tol: float = 1e-16, max_children: int = 30_000_000,
-                   side: str | None = None) -> FastTailSums:
+                   side: str | None = None, excess: bool = True) -> FastTailSums:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
     ``tau = tau_num / (tau_den * scale)`` (the same rational threshold the
     certified kernel classifies with).  ``side`` (``"above"``, ``"below"``) lets the
-    compiled walk sum only the side a query reads (the other side's fields are then
-    NaN); the numpy tree sums both."""
+    compiled walk sum only the side a query reads, ``excess=False`` only its
+    probabilities (the fields not summed are then NaN); the numpy tree sums all."""
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
-    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side)
+    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess)
     if r is not None:
         r.tol = tol
         return r

@@ -545,7 +545,7 @@ def _ckernel_engine() -> str:
     return ENGINE
 
 
-def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None):
+def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None, excess=True):
     """:func:`tail_sums` by the compiled kernel (:mod:`exactdp.engine.ckernel`), or
     ``None`` when it does not apply.  With ``side``, the other side's sums are the
     trivial enclosures ``P in [0, 1]``, ``X in [0, n max(W) + tau]`` and its drop bounds
@@ -559,10 +559,10 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None):
         iv = arb_to_interval(tau.ball)
         tau_iv = (iv.lower, iv.upper)
     r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv=tau_iv, tol=tol, prec=prec,
-                           max_nodes=max_nodes, side=side)
+                           max_nodes=max_nodes, side=side, excess=excess)
     if r is None:
         return None
-    if side is not None:
+    if side is not None or not excess:
         # Z in [0, n max(W)]: (Z - tau)+ and Z are at most z_max, (tau - Z)+ at most tau
         tau_hi = max(Fraction(tau_iv[1] if tau_iv is not None else Fraction(tau.num, tau.den)), Fraction(0))
         z_max = n * max(int(w) for w in mech.weights)
@@ -586,7 +586,7 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None):
 
 def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
               tol: float = 1e-40, max_nodes: int | None = None, progress=None,
-              engine: str = "auto", side: str | None = None) -> TailSums:
+              engine: str = "auto", side: str | None = None, excess: bool = True) -> TailSums:
     """Certified tail sums of ``Z = sum_l T_l W_l``, ``T ~ MN(n, pi0)``, around ``tau``.
 
     ``mech`` is a :class:`~exactdp.model.mechanism.Mechanism` or any object with
@@ -611,7 +611,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     ``side`` (``"above"``: ``up_*``; ``"below"``: ``lo_*``; ``None``: both) is the side of
     tau the caller will read: the compiled walk then sums only that side (same tree,
     ``eq_P`` and ``drop_P``; the other side's fields are trivial bounds, see
-    :func:`_compiled`); the arb walk always sums both.
+    :func:`_compiled`), and ``excess=False`` only the probabilities (``*_X`` and the drop
+    bounds other than ``drop_P`` trivial); the arb walk always sums everything.
 
     >>> m = Mechanism(1, "1/3")          # L = 1: Z = T_0 * 1 + T_1 * 4
     >>> ts = tail_sums(m, 2, Threshold.from_fraction(Fraction(5), 64))
@@ -628,7 +629,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
     if engine != "arb":
-        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0, side=side)
+        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0, side=side,
+                        excess=excess)
         if res is not None:
             if progress is not None:
                 progress(res.nodes, res.drop_P)

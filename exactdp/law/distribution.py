@@ -112,14 +112,17 @@ class PrivacyRatio:
         norm = Fraction(self._norm)
         return lam_threshold(norm, lam=x, eps=eps, invert=(self.direction == "reverse"), prec=prec)
 
-    def _fast(self, thr: Threshold, tol: float, side=None):
-        """Fast tail sums at ``thr`` (``side``: only ``"above"`` or ``"below"`` tau summed,
-        the other side NaN; ``None``: both), cached per threshold, tolerance and side."""
-        key = ("fast", thr.num, thr.den, tol) + ((side,) if side else ())
+    def _fast(self, thr: Threshold, tol: float, sums=None):
+        """Fast tail sums at ``thr``, cached per threshold, tolerance and ``sums``: ``None``
+        (everything) or ``(side, excess)``, the part a query reads (``side`` ``"above"`` or
+        ``"below"`` tau, ``excess`` False: probabilities only); the rest is NaN."""
+        key = ("fast", thr.num, thr.den, tol) + ((sums,) if sums else ())
         r = self.cache.get(key)
         if r is None:
             from ..engine.fastkernel import fast_tail_sums  # numpy only when the float path runs
-            r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol, side=side)
+            side, excess = sums or (None, True)
+            r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol, side=side,
+                               excess=excess)
             self.cache[key] = r
         return r
 
@@ -129,14 +132,15 @@ class PrivacyRatio:
         return REL_ROUNDING + 8 * 2.0**-53 * (self.L + 1) * (n * math.log(n) + 10)
 
     def _exact(self, x, eps, digits, quantity, progress=None, max_seconds=None, *, what="query",
-               fallback=None, side=None):
+               fallback=None, sums=None):
         """Run the certified kernel with tolerance/precision refined until the
         relative width of ``quantity(tailsums)`` is at most 10^-digits, or raise
         :class:`~exactdp.core.errors.DigitsNotMetError` with what was reached.  When the
         fast run predicts more than ``max_seconds``, ``fallback()`` (the Fourier
-        strategy) answers instead if given and able to.  ``side`` (``"above"`` or
-        ``"below"`` tau) is the one side ``quantity`` reads: the compiled walks then sum
-        only it (:func:`exactdp.engine.kernel.tail_sums`; cached per side).
+        strategy) answers instead if given and able to.  ``sums = (side, excess)`` is the
+        part ``quantity`` reads (one side of tau; ``excess`` False: its probabilities only):
+        the compiled walks then sum only that (:func:`exactdp.engine.kernel.tail_sums`;
+        cached per part).
 
         The truncation tolerance is kept as ``log10`` and handed to the kernel
         as an arb power of two (:func:`exactdp.core.precision.tolerance`), so values
@@ -151,7 +155,7 @@ class PrivacyRatio:
         f, est = None, 1.0
         for _ in range(8):
             try:
-                f = self._fast(thr, ftol, side)
+                f = self._fast(thr, ftol, sums)
             except CapacityError:
                 # the float tree refuses a level (its level arrays, ~GBs, not the certified
                 # kernel's rows): without its magnitude the certified tree starts as if the
@@ -185,11 +189,12 @@ class PrivacyRatio:
             raise
         iv = None
         for attempt in range(6):
-            key = ("exact", thr.num, thr.den, round(tol_log, 6), prec) + ((side,) if side else ())
+            key = ("exact", thr.num, thr.den, round(tol_log, 6), prec) + ((sums,) if sums else ())
             ts = self.cache.get(key)
             if ts is None:
                 ts = tail_sums(self.mechanism, self.N, thr, prec=prec, tol=tolerance(tol_log),
-                               progress=progress, side=side)
+                               progress=progress, side=sums[0] if sums else None,
+                               excess=sums[1] if sums else True)
                 self.cache[key] = ts
             iv = quantity(ts, fast=False)
             if meets_digits(iv, digits) or iv.upper == 0:
@@ -400,7 +405,7 @@ class PrivacyRatio:
 
         return self._query(x, eps, digits, method, quantity, "sf" if r_above else "cdf",
                            progress=progress, max_seconds=max_seconds, fallback=fallback,
-                           side="above" if z_above else "below")
+                           sums=("above" if z_above else "below", fwd))
 
     def _pair_side(self, x, eps, r_above, inclusive, digits, method):
         """sf/cdf of a general pair through :mod:`exactdp.reductions.methods` (``x >= 1``; any
@@ -432,12 +437,12 @@ class PrivacyRatio:
         return self.cache["law"]
 
     def _query(self, x, eps, digits, method, quantity, kind, *, progress, max_seconds,
-               fallback=None, side=None):
+               fallback=None, sums=None):
         refused = None
         if method == "fast" and self.choose_method(fast=True, x=x, eps=eps) == "tree":
             try:
                 return self._query(x, eps, digits, "fast-tree", quantity, kind, progress=progress,
-                                   max_seconds=max_seconds, side=side)
+                                   max_seconds=max_seconds, sums=sums)
             except CapacityError as e:
                 refused = e     # the float tree refused a level: the coarse Fourier enclosure
         if method == "fast":
@@ -456,7 +461,7 @@ class PrivacyRatio:
         if method in ("fast", "fast-tree"):
             thr = self._threshold(x, eps, 128)
             tol = FAST_TOL
-            f = self._fast(thr, tol, side)
+            f = self._fast(thr, tol, sums)
             v = quantity(f, True)
             err = self._fast_error(f, abs(v), kind)
             return Estimate(float(v), err)
@@ -464,7 +469,7 @@ class PrivacyRatio:
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(x, eps, digits, quantity, progress, max_seconds,
                            what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
-                           fallback=fallback, side=side)
+                           fallback=fallback, sums=sums)
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -572,7 +577,7 @@ class PrivacyRatio:
                 pass        # the light law is too atomic to smooth: the float tree instead
         if method == "fast":
             thr = self._threshold(lam, eps, 128)
-            f = self._fast(thr, FAST_TOL, "above" if fwd else "below")
+            f = self._fast(thr, FAST_TOL, ("above" if fwd else "below", True))
             v = quantity(f, True)
             trunc = f.drop_up / self.N if fwd else f.drop_lo / f.tau_x
             err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10
@@ -586,7 +591,7 @@ class PrivacyRatio:
 
         return self._exact(lam, eps, digits, quantity, progress, max_seconds,
                            what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
-                           fallback=fallback, side="above" if fwd else "below")
+                           fallback=fallback, sums=("above" if fwd else "below", True))
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
