@@ -201,8 +201,13 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     and the other entries are ``None`` (about a third less work: the leaves' sums, the
     rows' prefix or suffix sums, the dropped children's bounds).  ``excess=False``: the
     probabilities only (``*_P``); every ``*_X``, ``drop_E``, ``drop_up`` and ``drop_lo``
-    is then ``None`` (no second-order row sums, no excess sums, no drop bounds).  Binomial rows stop where the pmf falls below ``row_tol * tol``
-    (their tails are bounded and counted as dropped mass, as in the arb rows).
+    is then ``None`` (no second-order row sums, no excess sums, no drop bounds).
+
+    Binomial rows stop where the mass beyond falls below ``row_tol * tol`` (their tails
+    are bounded and added to the upper ends, as in the arb rows).  Any ``row_tol < 1``
+    keeps the tree the arb walk's (a child beyond a row's window has mass ``< row_tol tol
+    < tol`` and is dropped by both); the certified queries keep ``1e-6`` (tails far below
+    the widths the arb walk reaches), the fast estimates use ``1/2`` (fewer cells).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None

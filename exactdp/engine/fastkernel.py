@@ -251,8 +251,10 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
     try:
+        # rows cut at tol / 2 (not 1e-6 tol): their tails (<= tol / 2 per level and unit of
+        # mass) join the stated error, which the drops (~ nodes * tol) dominate anyway
         r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
-                               side=side, excess=excess)
+                               side=side, excess=excess, row_tol=0.5)
     except CapacityError:
         return None
     if r is None:
