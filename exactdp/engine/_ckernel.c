@@ -899,13 +899,18 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
  *     lo_P = P_c cdf(kb), lo_X = P_c (cdf(kb) h + (W_1 - W_0) csum(kb - 1)),  h = H/Q + e,
  *     eq_P = P_c pmf(ka - 1) on a tie,
  * with P_c = P pmf_2(t) the child's mass.  The sums over t of pmf_2(t) * (...) are taken
- * per unit of the node's mass with round-down operations on lower ends only (each term
- * at most 4 of them, the running sum one per term); the upper ends follow from
+ * per unit of the node's mass with round-down operations on lower ends only, as
+ *     sum x,  sum x g  and  D sum pmf_2 ssum(ka + 1),   x = pmf_2 sf(ka)   (likewise below)
+ * (x once per term for the mass and the excess; D = W_1 - W_0 applied once at the end);
+ * the upper ends follow from
  *     exact <= sum * F_2 * F_1 * (1 - 2^-127)^-(13 + nt) + tails
- * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms;
- * the 13: 3 for a lookup, 4 for a term, 5 + 1 for g or h and W_1 - W_0 when tau is exact
- * (g's upper end within (1 - 2^-127)^-5 of its lower end); for an irrational tau the
- * excess sums are also taken with the upper ends of g and h); the tails: the leaves'
+ * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms,
+ * one rounding each of a running sum; the 13 bounds the rest of a chain: sum x g: 3 for
+ * a lookup, 2 for x and x g, 5 for g when tau is exact (g's upper end within
+ * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11; D sum pmf_2 ssum: 3 for
+ * a lookup, 1 for the product, 1 + 1 for D and its product, 1 for the final sum = 7;
+ * for an irrational tau the excess sums are also taken with the upper ends of g and h,
+ * which need no count); the tails: the leaves'
  * masses pmf_2(t) sum to at most 1, so the rows' tails add at most 2 row_tol to a mass,
  * row_tol (2 (2 D + 1) + D (3 m + 2)) <= row_tol (D + 1)(3 m + 8) to an excess
  * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut.
@@ -914,6 +919,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
                          iv P, const row_t *row, i64 lo_w, i64 hi_w) {
     const int nl = p->nl;
     uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
+    uf Ss_up = UF0, Ss_lo = UF0;        /* sum pm ssum(ka + 1), sum pm csum(kb - 1): times D at the end */
     u64 K1 = 0; int cut = 0; i64 nt = 0;
     const uf D_lo = p->slope[1].lo;
     const int want_x = !(p->sides & SIDE_NOX);
@@ -931,6 +937,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         big_addmul(&r, &AL, (u64)q, &p->B[1], nl);                /* AL + q B_1 = -r */
         big_negate(&r, &r, nl);
     }
+    const uf PF = uf_mul(P.hi, row->F, 1);          /* a child's mass <= pmf_lo PF */
     for (i64 t = lo_w; t <= hi_w; t++) {
         if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
             big_add(&r, &r, &p->ncr21, nl);
@@ -938,7 +945,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
         }
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
-        uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+        uf cm_hi = uf_mul(pm_lo, PF, 1);
         i64 mc = m - t;
         if (uf_lt(cm_hi, rc->tol)) {
             if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
@@ -982,21 +989,21 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
             if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
-            uf s0 = sf_lo(r1, ka), d1 = uf_mul(D_lo, ssum_lo(r1, ka + 1), 0);
-            Sp_up = uf_add(Sp_up, uf_mul(pm_lo, s0, 0), 0);
-            Sx_up = uf_add(Sx_up, uf_mul(pm_lo, uf_add(uf_mul(s0, g.lo, 0), d1, 0), 0), 0);
-            if (!p->tau_exact)
-                Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
+            uf x = uf_mul(pm_lo, sf_lo(r1, ka), 0);
+            Sp_up = uf_add(Sp_up, x, 0);
+            Sx_up = uf_add(Sx_up, uf_mul(x, g.lo, 0), 0);
+            if (!p->tau_exact) Sx_up2 = uf_add(Sx_up2, uf_mul(x, g.hi, 0), 0);
+            Ss_up = uf_add(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0), 0);
         }
         if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0), 0);
         else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
-            uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
-            Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, c0, 0), 0);
-            Sx_lo = uf_add(Sx_lo, uf_mul(pm_lo, uf_add(uf_mul(c0, h.lo, 0), d1, 0), 0), 0);
-            if (!p->tau_exact)
-                Sx_lo2 = uf_add(Sx_lo2, uf_mul(pm_lo, uf_add(uf_mul(c0, h.hi, 0), d1, 0), 0), 0);
+            uf x = uf_mul(pm_lo, cdf_lo(r1, kb), 0);
+            Sp_lo = uf_add(Sp_lo, x, 0);
+            Sx_lo = uf_add(Sx_lo, uf_mul(x, h.lo, 0), 0);
+            if (!p->tau_exact) Sx_lo2 = uf_add(Sx_lo2, uf_mul(x, h.hi, 0), 0);
+            Ss_lo = uf_add(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0), 0);
         }
         if (tie) Sp_eq = uf_add(Sp_eq, uf_mul(pm_lo, pmf_lo(r1, ka - 1), 0), 0);
     }
@@ -1008,6 +1015,10 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     uf tX = cut ? uf_mul_u64(uf_mul(rt, uf_add(p->slope[1].hi, UF1, 1), 1), (u64)(3 * m + 8), 1) : UF0;
     uf tE = cut ? rt : UF0;
     if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
+    /* the excess sums: sum pm s0 g + D sum pm ssum (2 more roundings on each chain) */
+    uf Dup = uf_mul(D_lo, Ss_up, 0), Dlo = uf_mul(D_lo, Ss_lo, 0);
+    Sx_up = uf_add(Sx_up, Dup, 0); Sx_up2 = uf_add(Sx_up2, Dup, 0);
+    Sx_lo = uf_add(Sx_lo, Dlo, 0); Sx_lo2 = uf_add(Sx_lo2, Dlo, 0);
     iv a;
     a.lo = Sp_up; a.hi = uf_add(uf_mul(Sp_up, fac, 1), tP, 1); acc->up_P = iv_add(acc->up_P, iv_mul(P, a));
     a.lo = Sx_up; a.hi = uf_add(uf_mul(Sx_up2, fac, 1), tX, 1); acc->up_X = iv_add(acc->up_X, iv_mul(P, a));
@@ -1116,10 +1127,11 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         }
         dgroup_t dl = DGROUP_INIT, dr = DGROUP_INIT;   /* dropped before / after the first pushed */
         size_t sp0 = sp;
+        const uf PF = uf_mul(P.hi, row->F, 1);       /* a child's mass <= pmf_lo PF */
         for (i64 t = lo_w; t <= hi_w; t++) {
             const ufc *v = PMF(row, (t - row->ka));
             uf pm_lo = ufc_get(v);
-            uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+            uf cm_hi = uf_mul(pm_lo, PF, 1);
             if (uf_lt(cm_hi, rc->tol)) {
                 if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(sp > sp0 ? &dr : &dl, t, cm_hi);
                 else drop_child(p, acc, &nd.E, t, l, m, cm_hi);
