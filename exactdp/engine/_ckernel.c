@@ -363,7 +363,7 @@ typedef struct {
 typedef struct {
     int L; i64 n;
     level_t *lev;       /* 1..L */
-    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-20 */
+    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-DROP_SINGLE_BITS */
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
@@ -855,8 +855,12 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
     acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
 }
 
-/* Children not expanded: those of mass at least tol 2^-20 one by one (drop_child: they
- * carry nearly all the dropped mass), the lighter ones per group (drop_group). */
+/* Children not expanded: those of mass at least tol 2^-DROP_SINGLE_BITS one by one
+ * (drop_child), the lighter ones per group (drop_group).  A group's bound (its mass times
+ * the extreme conditional mean and excesses) is within a few per cent of the sum of the
+ * children's own: 2^-8 (rather than 2^-20) makes the enclosures of the issue-16 queries
+ * wider by ~1e-5 of their width and saves ~4 % of a walk's instructions. */
+#define DROP_SINGLE_BITS 8
 typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
 static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
     if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
@@ -1237,7 +1241,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     }
     rc.L = L; rc.n = n; rc.max_cells = max_cells; rc.sides = sides;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
-    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= 20;
+    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= DROP_SINGLE_BITS;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
     rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
