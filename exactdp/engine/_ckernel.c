@@ -833,8 +833,9 @@ static inline int big_eq(const big *a, const big *b, int nl) {
  * its largest deficit (tau - Zs - t W_l - (m - t) W_0)+ decreases: each is bounded by its
  * value at tmax (tmin) times S. */
 /* One child T_l = t of the node (l, m, E), of mass at most cm_hi, not expanded: its
- * exact conditional mean and largest excess and deficit times its mass (d_E and d_up only
- * when the walk sums the side above tau, d_lo only below: p->sides). */
+ * exact conditional mean and largest excess and deficit times its mass (d_up only when the
+ * walk sums the side above tau, d_lo only below, none of them nor d_E for probabilities
+ * only: p->sides; d_E serves both sides' E[Z; side]). */
 static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, i64 m, uf cm_hi) {
     const int nl = p->nl;
     big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
@@ -845,10 +846,10 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
         big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
         acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
     }
-    if (!(p->sides & SIDE_UP)) return;
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                /* Zs_c Q */
     uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
     acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
+    if (!(p->sides & SIDE_UP)) return;
     big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
@@ -879,12 +880,12 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
         big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
         acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
     }
-    if (!(p->sides & SIDE_UP)) return;
     big Ec; big_addmul(&Ec, E, (u64)g->tmax, &p->Wq[l], nl);     /* child's (Zs Q - P) at tmax */
     i64 mc = m - g->tmax;
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                      /* Zs_c Q */
     uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
     acc->d_E = uf_add(acc->d_E, uf_mul(S, ez, 1), 1);
+    if (!(p->sides & SIDE_UP)) return;
     big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
@@ -1109,11 +1110,9 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             big ZP; big_add(&ZP, &Amax, &p->Pbig, nl);      /* (Zs + m W_l) Q */
             uf zhi = over_Q_up(big_pos_up(&ZP, nl), p);
             acc->d_P = uf_add(acc->d_P, dm, 1);
-            if (p->sides & SIDE_NOX) { /* probabilities only */ }
-            else if (p->sides & SIDE_UP) {
-                acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
+            if (!(p->sides & SIDE_NOX)) acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
+            if ((p->sides & (SIDE_UP | SIDE_NOX)) == SIDE_UP)
                 acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
-            }
             if ((p->sides & (SIDE_LO | SIDE_NOX)) == SIDE_LO)
                 acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
         }

@@ -197,7 +197,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
     ``max_nodes``.  ``side`` (``"above"`` or ``"below"``; ``None``: both) names the one
     side of tau a query needs: the walk (same tree, nodes, ``eq_P`` and ``drop_P``) then
-    sums only ``up_*``, ``drop_E``, ``drop_up`` (above) or ``lo_*``, ``drop_lo`` (below),
+    sums only ``up_*``, ``drop_up`` (above) or ``lo_*``, ``drop_lo`` (below) and ``drop_E``,
     and the other entries are ``None`` (about a third less work: the leaves' sums, the
     rows' prefix or suffix sums, the dropped children's bounds).  ``excess=False``: the
     probabilities only (``*_P``); every ``*_X``, ``drop_E``, ``drop_up`` and ``drop_lo``
@@ -257,7 +257,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     out = {k: (from_uf(r[i][0]), from_uf(r[i][1])) for i, k in enumerate(names)}
     for i, k in enumerate(("drop_P", "drop_E", "drop_up", "drop_lo")):
         out[k] = from_uf(r[5 + i])
-    not_summed = {"above": ("lo_P", "lo_X", "drop_lo"), "below": ("up_P", "up_X", "drop_E", "drop_up")}
+    not_summed = {"above": ("lo_P", "lo_X", "drop_lo"), "below": ("up_P", "up_X", "drop_up")}
     for k in not_summed.get(side, ()) + (() if excess else ("up_X", "lo_X", "drop_E", "drop_up", "drop_lo")):
         out[k] = None
     out["nodes"], out["leaves"] = r[9], r[10]
