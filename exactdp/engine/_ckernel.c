@@ -367,7 +367,6 @@ typedef struct {
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
-    i64 *cnt;           /* scratch counts */
     struct leaf_s *leaves;  /* scratch for leaf_children, size n + 1 */
     i64 cells, max_cells;
     char *arena; size_t arena_size, arena_used; int arena_shared;   /* row cells, bump-allocated (row_cells) */
@@ -529,8 +528,8 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     }
     row->amode = mode; row->apm = pm; row->acnt = cpm;
     lv->amode[m] = mode; lv->apm[m] = pm; lv->acnt[m] = cpm; lv->has[m] = 1;
-    uf *buf = c->buf; i64 *cnt = c->cnt;
-    buf[mode] = pm; cnt[mode] = cpm;
+    uf *buf = c->buf;
+    buf[mode] = pm;
     /* walk right */
     uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
     while (kk < m) {
@@ -538,7 +537,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         uf r = uf_mul_u64(lv->rk_lo[kk], (u64)(m - kk), 0);         /* rho (m - k) / (k + 1) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
-        buf[kk] = cur; cnt[kk] = cc;
+        buf[kk] = cur;
         if (uf_lt(cur, c->row_tol) && kk < m) {
             if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
             uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
@@ -554,7 +553,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         uf r = uf_mul_u64(lv->ik_lo[m - kk + 1], (u64)kk, 0);       /* k / ((m - k + 1) rho) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
-        buf[kk] = cur; cnt[kk] = cc;
+        buf[kk] = cur;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
             if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
             uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
@@ -1243,13 +1242,12 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= DROP_SINGLE_BITS;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
-    rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
     rc.leaves = (leaf_t *)malloc(((size_t)n + 1) * sizeof(leaf_t));
     rc.rlo_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rhi_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rok = (char *)calloc((size_t)n + 2, 1);
     arena_open(&rc, ((size_t)max_cells + (size_t)n + 8) * 5 * sizeof(ufc) + ((size_t)L + 1) * ((size_t)n + 1) * 128);
-    if (!rc.lev || !rc.buf || !rc.cnt || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
+    if (!rc.lev || !rc.buf || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
         PyObject *t = GETSEQ(s[7], l);
@@ -1313,7 +1311,7 @@ done:
         free(rc.lev);
     }
     arena_close(&rc);
-    free(rc.buf); free(rc.cnt); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
+    free(rc.buf); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
     return result;
 }
 
