@@ -216,16 +216,25 @@ static inline iv iv_pt(uf a) { iv r = {a, a}; return r; }
 typedef struct { u64 w[NL]; } big;       /* two's complement, w[0] least significant */
 
 static inline int big_neg(const big *a, int nl) { return (a->w[nl - 1] >> 63) != 0; }
-static inline int big_iszero(const big *a, int nl) {
-    for (int i = 0; i < nl; i++) if (a->w[i]) return 0;
-    return 1;
+/* The limb loops below run with the walk's nl (2..NL); the common small widths are
+ * dispatched to copies with a constant trip count, which the compiler unrolls. */
+#define BIG_DISPATCH(call) do { if (nl == 3) { const int n_ = 3; call; } \
+                                else if (nl == 2) { const int n_ = 2; call; } \
+                                else if (nl == 4) { const int n_ = 4; call; } \
+                                else { const int n_ = nl; call; } } while (0)
+
+static inline __attribute__((always_inline)) int big_iszero_n(const big *a, const int n) {
+    u64 x = 0;
+    for (int i = 0; i < n; i++) x |= a->w[i];
+    return x == 0;
 }
+static inline int big_iszero(const big *a, int nl) { int z; BIG_DISPATCH(z = big_iszero_n(a, n_)); return z; }
 static inline int big_sign(const big *a, int nl) { return big_neg(a, nl) ? -1 : (big_iszero(a, nl) ? 0 : 1); }
 
 /* r = a + k * b with b >= 0 and k >= 0 */
-static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl) {
+static inline __attribute__((always_inline)) void big_addmul_n(big *r, const big *a, u64 k, const big *b, const int n) {
     u64 carry_m = 0, carry_a = 0;
-    for (int i = 0; i < nl; i++) {
+    for (int i = 0; i < n; i++) {
         u128 p = (u128)b->w[i] * k + carry_m;
         carry_m = (u64)(p >> 64);
         u128 s = (u128)a->w[i] + (u64)p + carry_a;
@@ -233,23 +242,28 @@ static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl)
         carry_a = (u64)(s >> 64);
     }
 }
-
-static inline void big_negate(big *r, const big *a, int nl) {
-    u64 c = 1;
-    for (int i = 0; i < nl; i++) {
-        u64 x = ~a->w[i];
-        r->w[i] = x + c;
-        c = (c && r->w[i] == 0);
-    }
+static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl) {
+    BIG_DISPATCH(big_addmul_n(r, a, k, b, n_));
 }
 
-static inline void big_add(big *r, const big *a, const big *b, int nl) {
+static inline __attribute__((always_inline)) void big_negate_n(big *r, const big *a, const int n) {
+    u64 c = 1;
+    for (int i = 0; i < n; i++) {
+        u64 x = ~a->w[i] + c;
+        c = c & (x == 0);
+        r->w[i] = x;
+    }
+}
+static inline void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
+
+static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a, const big *b, const int n) {
     u64 c = 0;
-    for (int i = 0; i < nl; i++) {
+    for (int i = 0; i < n; i++) {
         u128 s = (u128)a->w[i] + b->w[i] + c;
         r->w[i] = (u64)s; c = (u64)(s >> 64);
     }
 }
+static inline void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
