@@ -377,7 +377,7 @@ typedef struct {
 typedef struct {
     int L; i64 n;
     level_t *lev;       /* 1..L */
-    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-DROP_SINGLE_BITS */
+    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-drop_bits */
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
@@ -869,12 +869,12 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
     acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
 }
 
-/* Children not expanded: those of mass at least tol 2^-DROP_SINGLE_BITS one by one
- * (drop_child), the lighter ones per group (drop_group).  A group's bound (its mass times
- * the extreme conditional mean and excesses) is within a few per cent of the sum of the
- * children's own: 2^-8 (rather than 2^-20) makes the enclosures of the issue-16 queries
- * wider by ~1e-5 of their width and saves ~4 % of a walk's instructions. */
-#define DROP_SINGLE_BITS 8
+/* Children not expanded: those of mass at least tol 2^-drop_bits one by one (drop_child),
+ * the lighter ones per group (drop_group); drop_bits is the caller's (ckernel.py).  A
+ * group's bound (its mass times the extreme conditional mean and excesses) is within a few
+ * per cent of the sum of the children's own: 8 (rather than 20) makes the enclosures of
+ * the issue-16 queries wider by ~1e-5 of their width and saves ~4 % of a walk's
+ * instructions. */
 typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
 static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
     if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
@@ -1202,10 +1202,10 @@ static PyObject *iv_tuple(iv a) {
 #define GETSEQ(name, i) PySequence_Fast_GET_ITEM(name, i)
 
 static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
-    int L, nl; long long n, max_nodes, max_cells; int excess_le_z, sides;
+    int L, nl; long long n, max_nodes, max_cells; int excess_le_z, sides, drop_bits;
     PyObject *o_Wq, *o_B, *o_B2, *o_P, *o_E0, *o_invQ, *o_mu, *o_muW0, *o_Wmu, *o_slope, *o_e,
              *o_tol, *o_rtol, *o_rowc, *o_theta;
-    if (!PyArg_ParseTuple(args, "iiLLLiiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z, &sides,
+    if (!PyArg_ParseTuple(args, "iiLLLiiiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z, &sides, &drop_bits,
                           &o_Wq, &o_B, &o_B2, &o_P, &o_E0, &o_invQ, &o_mu, &o_muW0, &o_Wmu, &o_slope,
                           &o_e, &o_tol, &o_rtol, &o_rowc, &o_theta))
         return NULL;
@@ -1216,7 +1216,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    if ((sides & 3) == 0 || sides > 7) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4"); return NULL; }
+    if ((sides & 3) == 0 || sides > 7 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4; 0 <= drop_bits <= 60"); return NULL; }
     p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {
@@ -1253,7 +1253,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     }
     rc.L = L; rc.n = n; rc.max_cells = max_cells; rc.sides = sides;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
-    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= DROP_SINGLE_BITS;
+    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= drop_bits;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
     rc.leaves = (leaf_t *)malloc(((size_t)n + 1) * sizeof(leaf_t));

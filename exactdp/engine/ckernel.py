@@ -185,7 +185,7 @@ SIDES = {None: 3, "above": 1, "below": 2}
 
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
                        tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6,
-                       side: str | None = None, excess: bool = True):
+                       side: str | None = None, excess: bool = True, drop_bits: int = 8):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -207,7 +207,10 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     are bounded and added to the upper ends, as in the arb rows).  Any ``row_tol < 1``
     keeps the tree the arb walk's (a child beyond a row's window has mass ``< row_tol tol
     < tol`` and is dropped by both); the certified queries keep ``1e-6`` (tails far below
-    the widths the arb walk reaches), the fast estimates use ``1/2`` (fewer cells).
+    the widths the arb walk reaches), the magnitude runs use ``1/2`` (fewer cells).
+    Children not expanded of mass at least ``tol 2^-drop_bits`` are bounded one by one,
+    the lighter ones per group (before / after the first expanded child: a few per cent
+    looser on their own small share); fast estimates keep 20 (their stated errors).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
@@ -242,7 +245,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
         a, b = _signed(e_lo, True), _signed(e_hi, False)
         e = (a[0], a[1], b[0], b[1])
     tol_q = Fraction(tol)
-    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1, sides,
+    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1, sides, int(drop_bits),
             [_limbs(x) for x in Wq], [_limbs(x - Wq[0]) for x in Wq],
             [_limbs(Wq[l] - Wq[l - 1]) if l else _limbs(0) for l in range(L + 1)],
             _limbs(P), _limbs(-P), _iv(Fraction(1, Q)),

@@ -234,7 +234,7 @@ def _rows(th: float, ms: np.ndarray, K: float):
     return _ChunkedRows(th, ums, K)
 
 
-def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True):
+def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True, row_tol=1e-6):
     """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
     :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
     bounds), or ``None`` when it is not built, does not apply or exceeds
@@ -251,10 +251,8 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
     try:
-        # rows cut at tol / 2 (not 1e-6 tol): their tails (<= tol / 2 per level and unit of
-        # mass) join the stated error, which the drops (~ nodes * tol) dominate anyway
         r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
-                               side=side, excess=excess, row_tol=0.5)
+                               side=side, excess=excess, row_tol=row_tol, drop_bits=20)
     except CapacityError:
         return None
     if r is None:
@@ -281,15 +279,18 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
 
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
                    *, tol: float = 1e-16, max_children: int = 30_000_000,
-                   side: str | None = None, excess: bool = True) -> FastTailSums:
+                   side: str | None = None, excess: bool = True, row_tol: float = 1e-6) -> FastTailSums:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
     ``tau = tau_num / (tau_den * scale)`` (the same rational threshold the
     certified kernel classifies with).  ``side`` (``"above"``, ``"below"``) lets the
     compiled walk sum only the side a query reads, ``excess=False`` only its
-    probabilities (the fields not summed are then NaN); the numpy tree sums all."""
+    probabilities (the fields not summed are then NaN); the numpy tree sums all.
+    ``row_tol``: the compiled walk's binomial rows stop where the mass beyond is below
+    ``row_tol * tol`` (their tails join the stated error; ``1/2`` for a magnitude
+    estimate: fewer cells, an error a few times larger for values far below ``tol``)."""
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
-    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess)
+    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess, row_tol=row_tol)
     if r is not None:
         r.tol = tol
         return r

@@ -118,17 +118,19 @@ class PrivacyRatio:
         norm = Fraction(self._norm)
         return lam_threshold(norm, lam=x, eps=eps, invert=(self.direction == "reverse"), prec=prec)
 
-    def _fast(self, thr: Threshold, tol: float, sums=None):
-        """Fast tail sums at ``thr``, cached per threshold, tolerance and ``sums``: ``None``
-        (everything) or ``(side, excess)``, the part a query reads (``side`` ``"above"`` or
-        ``"below"`` tau, ``excess`` False: probabilities only); the rest is NaN."""
-        key = ("fast", thr.num, thr.den, tol) + ((sums,) if sums else ())
+    def _fast(self, thr: Threshold, tol: float, sums=None, row_tol: float = 1e-6):
+        """Fast tail sums at ``thr``, cached per threshold, tolerance, ``sums`` and
+        ``row_tol``: ``sums`` is ``None`` (everything) or ``(side, excess)``, the part a query
+        reads (``side`` ``"above"`` or ``"below"`` tau, ``excess`` False: probabilities
+        only; the rest is NaN); ``row_tol`` as in
+        :func:`exactdp.engine.fastkernel.fast_tail_sums` (1/2 for the magnitude run)."""
+        key = ("fast", thr.num, thr.den, tol) + ((sums,) if sums else ()) + ((row_tol,) if row_tol != 1e-6 else ())
         r = self.cache.get(key)
         if r is None:
             from ..engine.fastkernel import fast_tail_sums  # numpy only when the float path runs
             side, excess = sums or (None, True)
             r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol, side=side,
-                               excess=excess)
+                               excess=excess, row_tol=row_tol)
             self.cache[key] = r
         return r
 
@@ -162,7 +164,7 @@ class PrivacyRatio:
         f, est = None, 1.0
         for _ in range(8):
             try:
-                f = self._fast(thr, ftol, sums)
+                f = self._fast(thr, ftol, sums, row_tol=0.5)
             except CapacityError:
                 # the float tree refuses a level (its level arrays, ~GBs, not the certified
                 # kernel's rows): without its magnitude the certified tree starts as if the
