@@ -118,6 +118,70 @@ def test_same_tree_as_arb(N, L, q, lam):
         assert ci.width <= 2 * ai.width + Fraction(1, 10**30) * max(1, ai.upper)   # 2 p r tails: looser
 
 
+@pytest.mark.parametrize("N,L,q,lam", [(300, 4, "0.22", 2), (1000, 5, "0.2446", 2), (40, 2, "1/7", "3/2")])
+def test_one_side_is_the_same_walk(N, L, q, lam):
+    """``side``: the same tree, ``drop_P`` and ``eq_P``, that side's sums and drop bounds bit
+    for bit as when both sides are summed, and the other side's fields trivial bounds (true)."""
+    m = Mechanism(L, q)
+    thr = Threshold.from_fraction(Fraction(lam) * N * m.scale, 128)
+    both = tail_sums(m, N, thr, prec=128, tol=1e-25, engine="compiled")
+    for side, same, other in (("above", ("up_P", "up_X", "drop_E", "drop_up"), ("lo_P", "lo_X", "drop_lo")),
+                              ("below", ("lo_P", "lo_X", "drop_E", "drop_lo"), ("up_P", "up_X", "drop_up"))):
+        one = tail_sums(m, N, thr, prec=128, tol=1e-25, engine="compiled", side=side)
+        assert (one.nodes, one.leaves) == (both.nodes, both.leaves)
+        for k in same + ("eq_P", "drop_P"):
+            assert getattr(one, k).mid() == getattr(both, k).mid()
+            assert getattr(one, k).rad() == getattr(both, k).rad()
+        for k in other:
+            if k.startswith("drop"):        # upper bounds
+                assert getattr(one, k).upper() >= getattr(both, k).upper()
+            else:
+                assert getattr(one, k).contains(getattr(both, k))
+        # probabilities only (reverse eta): the side's P bit for bit, the rest trivial
+        p_only = tail_sums(m, N, thr, prec=128, tol=1e-25, engine="compiled", side=side, excess=False)
+        assert (p_only.nodes, p_only.leaves) == (both.nodes, both.leaves)
+        for k in (same[0], "eq_P", "drop_P"):
+            assert (getattr(p_only, k).mid(), getattr(p_only, k).rad()) == \
+                (getattr(both, k).mid(), getattr(both, k).rad())
+        for k in ("up_X", "lo_X"):
+            assert getattr(p_only, k).contains(getattr(both, k))
+        for k in ("drop_E", "drop_up", "drop_lo"):
+            assert getattr(p_only, k).upper() >= getattr(both, k).upper()
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse"])
+@pytest.mark.parametrize("query", ["eta", "delta", "sf", "cdf", "cdf_strict", "eta_inclusive"])
+def test_one_side_walks_meet_the_digits_at_once(direction, query):
+    """Each query reads only the sums its side provides (``sums``): one certified walk
+    meets 25 digits (a sum it needed but did not get would be a trivial bound and force
+    refinements), and the value contains the brute force."""
+    from exactdp.oracles import bruteforce as bf
+    N, L, q, lam = 12, 2, Fraction(1, 5), Fraction(3, 2)
+    d = from_randomized_response(N, L, q, direction)
+    law = bf.canonical(N, L, q, direction)
+    call, want = {
+        "eta": (lambda: d.eta(lam=lam, digits=25), law.eta(lam)),
+        "delta": (lambda: d.delta(lam=lam, digits=25), law.delta(lam)),
+        "sf": (lambda: d.sf(lam, digits=25), law.eta(lam)),
+        "cdf": (lambda: d.cdf(lam, digits=25), 1 - law.eta(lam)),
+        "cdf_strict": (lambda: d.cdf(lam, inclusive=False, digits=25), 1 - law.eta(lam, inclusive=True)),
+        "eta_inclusive": (lambda: d.eta(lam=lam, inclusive=True, digits=25), law.eta(lam, inclusive=True)),
+    }[query]
+    iv = call()
+    walks = [k for k in d.cache.entries if isinstance(k, tuple) and k[0] == "exact"]
+    assert len(walks) == 1, walks
+    assert iv.contains(want)
+    assert iv.relative_width() <= Fraction(1, 10**25) or iv.upper == 0
+    assert tree_engines(d) == {"compiled"}
+    # fast mode (the same compiled walk, one side): a finite estimate within its error
+    kw = {"eta": dict(lam=lam), "delta": dict(lam=lam), "eta_inclusive": dict(lam=lam, inclusive=True),
+          "sf": dict(x=lam), "cdf": dict(x=lam), "cdf_strict": dict(x=lam, inclusive=False)}[query]
+    name = {"cdf_strict": "cdf", "eta_inclusive": "eta"}.get(query, query)
+    f = getattr(from_randomized_response(N, L, q, direction), name)(method="fast", **kw)
+    assert math.isfinite(f.value) and math.isfinite(f.error)
+    assert abs(Fraction(f.value) - want) <= Fraction(f.error) + Fraction(1, 10**12)
+
+
 @pytest.mark.parametrize("direction", ["forward", "reverse"])
 @pytest.mark.parametrize("N,L,q", [(3, 2, "1/3"), (5, 3, "1/4"), (6, 2, "2/7"), (7, 1, "1/5")])
 def test_queries_contain_bruteforce_with_the_compiled_engine(N, L, q, direction):

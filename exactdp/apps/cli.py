@@ -290,8 +290,14 @@ def _engines(dist) -> str:
 
 def _precheck(dist, direction, max_seconds=None, certified=True):
     """A-priori capacity estimate (no long work).  Certified queries beyond the
-    tree's capacity go to the Fourier strategy (exactdp.engine.largen) instead."""
-    from ..engine.capacity import check_capacity
+    tree's capacity go to the Fourier strategy (exactdp.engine.largen) instead.
+
+    For 000's pair the choice is ``choose_method`` alone: "tree" means Knuth's estimate
+    (:func:`exactdp.engine.capacity.estimate_nodes`, deterministic) is within
+    ``MAX_NODES``, so ``check_capacity`` -- the same estimate against the same limit --
+    cannot refuse and is not run again; a fast query chooses at its own threshold
+    (``choose_method(fast=True, x=...)``, in the query) and its compiled walk has a node
+    budget, so nothing is estimated here for it."""
     one = dist.forward if hasattr(dist, "forward") else dist
     if one.direction == "pair":              # a general pair: some certified method must apply
         for d in (dist.forward, dist.reverse) if hasattr(dist, "forward") else (dist,):
@@ -300,12 +306,10 @@ def _precheck(dist, direction, max_seconds=None, certified=True):
                 check_pair(reduce_pair(d.pair))
                 raise ExactdpError(f"no certified method for {d.pair.describe()}")
         return
-    if one.choose_method(fast=not certified) == "fourier" or max_seconds is not None:
-        # the tree within MAX_NODES: a time limit is checked by the query itself, from
-        # its cheap magnitude pass (certified, ``PrivacyRatio._capacity_check``) or by the
-        # compiled walk's node budget (fast) -- no second node estimate here
-        return
-    check_capacity(dist.mechanism, dist.N, certified=certified)
+    if certified:
+        # the tree (within MAX_NODES) or Fourier; a time limit is checked by the query
+        # itself, from its cheap magnitude pass (``PrivacyRatio._capacity_check``)
+        one.choose_method()
 
 
 def _strategy(dist) -> str:

@@ -95,23 +95,21 @@ static inline uf norm192(u64 r2, u64 r1, u64 r0, i64 e, int *inexact) {
     return out;
 }
 
-static inline uf uf_mul(uf a, uf b, int up) {
+static inline __attribute__((always_inline)) uf uf_mul(uf a, uf b, int up) {
     if (uf_zero(a) || uf_zero(b)) return UF0;
     u128 hh = (u128)a.hi * b.hi, hl = (u128)a.hi * b.lo, lh = (u128)a.lo * b.hi, ll = (u128)a.lo * b.lo;
     u64 r0 = (u64)ll;
     u128 mid = (ll >> 64) + (u64)hl + (u64)lh;
     u64 r1 = (u64)mid;
     u128 top = hh + (hl >> 64) + (lh >> 64) + (mid >> 64);
-    u64 r2 = (u64)top, r3 = (u64)(top >> 64);
-    i64 e = a.e + b.e;
+    /* the product is in [2^254, 2^256): shift left by s = 1 when its top bit is clear
+       (branch-free: the two cases are about equally likely) */
+    u64 th = (u64)(top >> 64), tl = (u64)top;
+    u64 s = (th >> 63) ^ 1;
     uf out;
-    if (r3 >> 63) {
-        out.hi = r3; out.lo = r2; out.e = e + 128;
-        if (up && (r1 | r0)) out = uf_inc(out);
-    } else {
-        out.hi = (r3 << 1) | (r2 >> 63); out.lo = (r2 << 1) | (r1 >> 63); out.e = e + 127;
-        if (up && ((r1 << 1) | r0)) out = uf_inc(out);
-    }
+    out.hi = (th << s) | ((tl >> 63) & s); out.lo = (tl << s) | ((r1 >> 63) & s);
+    out.e = a.e + b.e + 128 - (i64)s;
+    if (up && ((r1 << s) | r0)) out = uf_inc(out);
     return out;
 }
 
@@ -154,29 +152,21 @@ static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
     if (uf_zero(a)) return b;
     if (uf_zero(b)) return a;
     if (a.e < b.e) { uf t = a; a = b; b = t; }
-    i64 d = a.e - b.e;
-    u64 bh, bl; int sticky;
-    if (d == 0) { bh = b.hi; bl = b.lo; sticky = 0; }
-    else if (d < 64) {
-        sticky = (b.lo << (64 - d)) != 0;
-        bl = (b.lo >> d) | (b.hi << (64 - d)); bh = b.hi >> d;
-    } else if (d == 64) { sticky = b.lo != 0; bl = b.hi; bh = 0; }
-    else if (d < 128) {
-        sticky = b.lo != 0 || (b.hi << (128 - d)) != 0;
-        bl = b.hi >> (d - 64); bh = 0;
-    } else { bh = bl = 0; sticky = 1; }
-    u64 lo = a.lo + bl;
-    u64 c = lo < bl;
-    u64 hi = a.hi + bh;
-    u64 c2 = hi < bh;
-    hi += c;
-    c2 |= (c && hi == 0);
+    u64 d = (u64)(a.e - b.e);
+    u128 A = ((u128)a.hi << 64) | a.lo, B = ((u128)b.hi << 64) | b.lo, Bs;
+    int sticky;
+    /* B 2^-d and whether bits were shifted out (branch-free for 0 < d < 128) */
+    if (d < 128) {
+        u64 dd = d ? d : 1;                      /* d = 0: no shift, nothing dropped */
+        Bs = d ? B >> dd : B;
+        sticky = d ? (B << (128 - dd)) != 0 : 0;
+    } else { Bs = 0; sticky = 1; }
+    u128 S = A + Bs;
+    u64 c = S < A;                               /* a 129-bit sum: shift right by one */
+    u64 sh = (u64)(S >> 64), sl = (u64)S;
+    sticky |= (int)(sl & c);
     uf out;
-    if (c2) {   /* 129-bit sum: shift right by one */
-        int dropped = lo & 1;
-        out.lo = (lo >> 1) | (hi << 63); out.hi = (hi >> 1) | (1ULL << 63); out.e = a.e + 1;
-        sticky |= dropped;
-    } else { out.hi = hi; out.lo = lo; out.e = a.e; }
+    out.hi = (sh >> c) | (c << 63); out.lo = (sl >> c) | ((sh & c) << 63); out.e = a.e + (i64)c;
     if (up && sticky) out = uf_inc(out);
     return out;
 }
@@ -226,16 +216,25 @@ static inline iv iv_pt(uf a) { iv r = {a, a}; return r; }
 typedef struct { u64 w[NL]; } big;       /* two's complement, w[0] least significant */
 
 static inline int big_neg(const big *a, int nl) { return (a->w[nl - 1] >> 63) != 0; }
-static inline int big_iszero(const big *a, int nl) {
-    for (int i = 0; i < nl; i++) if (a->w[i]) return 0;
-    return 1;
+/* The limb loops below run with the walk's nl (2..NL); the common small widths are
+ * dispatched to copies with a constant trip count, which the compiler unrolls. */
+#define BIG_DISPATCH(call) do { if (nl == 3) { const int n_ = 3; call; } \
+                                else if (nl == 2) { const int n_ = 2; call; } \
+                                else if (nl == 4) { const int n_ = 4; call; } \
+                                else { const int n_ = nl; call; } } while (0)
+
+static inline __attribute__((always_inline)) int big_iszero_n(const big *a, const int n) {
+    u64 x = 0;
+    for (int i = 0; i < n; i++) x |= a->w[i];
+    return x == 0;
 }
+static inline int big_iszero(const big *a, int nl) { int z; BIG_DISPATCH(z = big_iszero_n(a, n_)); return z; }
 static inline int big_sign(const big *a, int nl) { return big_neg(a, nl) ? -1 : (big_iszero(a, nl) ? 0 : 1); }
 
 /* r = a + k * b with b >= 0 and k >= 0 */
-static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl) {
+static inline __attribute__((always_inline)) void big_addmul_n(big *r, const big *a, u64 k, const big *b, const int n) {
     u64 carry_m = 0, carry_a = 0;
-    for (int i = 0; i < nl; i++) {
+    for (int i = 0; i < n; i++) {
         u128 p = (u128)b->w[i] * k + carry_m;
         carry_m = (u64)(p >> 64);
         u128 s = (u128)a->w[i] + (u64)p + carry_a;
@@ -243,52 +242,51 @@ static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl)
         carry_a = (u64)(s >> 64);
     }
 }
-
-static inline void big_negate(big *r, const big *a, int nl) {
-    u64 c = 1;
-    for (int i = 0; i < nl; i++) {
-        u64 x = ~a->w[i];
-        r->w[i] = x + c;
-        c = (c && r->w[i] == 0);
-    }
+static inline void big_addmul(big *r, const big *a, u64 k, const big *b, int nl) {
+    BIG_DISPATCH(big_addmul_n(r, a, k, b, n_));
 }
 
-static inline void big_add(big *r, const big *a, const big *b, int nl) {
+static inline __attribute__((always_inline)) void big_negate_n(big *r, const big *a, const int n) {
+    u64 c = 1;
+    for (int i = 0; i < n; i++) {
+        u64 x = ~a->w[i] + c;
+        c = c & (x == 0);
+        r->w[i] = x;
+    }
+}
+static inline void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
+
+static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a, const big *b, const int n) {
     u64 c = 0;
-    for (int i = 0; i < nl; i++) {
+    for (int i = 0; i < n; i++) {
         u128 s = (u128)a->w[i] + b->w[i] + c;
         r->w[i] = (u64)s; c = (u64)(s >> 64);
     }
 }
+static inline void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
-static void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
-    if (nl == 2 && !(a->w[1] >> 63)) {    /* a nonnegative 127-bit value: exact */
-        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
-        if (!h) { if (!l) { *lo = *hi = UF0; return; } h = l; l = 0; e = -64; }
-        int sh = __builtin_clzll(h);
-        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
-        lo->hi = h; lo->lo = l; lo->e = e - sh;
-        *hi = *lo; return;
-    }
-    big t;
-    if (big_neg(a, nl)) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
-    for (int i = nl; i < NL; i++) t.w[i] = 0;
+static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
+    u64 t[NL];
+    if (big_neg(a, nl)) {                        /* |a| = -a (two's complement) */
+        u64 c = 1;
+        for (int i = 0; i < nl; i++) { u64 x = ~a->w[i] + c; c = c && x == 0; t[i] = x; }
+    } else for (int i = 0; i < nl; i++) t[i] = a->w[i];
     int top = nl - 1;
-    while (top >= 0 && t.w[top] == 0) top--;
+    while (top >= 0 && t[top] == 0) top--;
     if (top < 0) { *lo = *hi = UF0; return; }
     if (top <= 1) {                 /* exact: at most 128 bits */
-        u64 h = t.w[1], l = t.w[0]; i64 e = 0;
-        if (!h) { h = l; l = 0; e = -64; }
+        u64 h = t[1], l = t[0]; i64 e = 0;
+        if (top == 0) { h = l; l = 0; e = -64; }
         int sh = __builtin_clzll(h);
         if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
         lo->hi = h; lo->lo = l; lo->e = e - sh;
         *hi = *lo; return;
     }
     int sticky = 0;
-    for (int i = 0; i < top - 2; i++) if (t.w[i]) { sticky = 1; break; }
+    for (int i = 0; i < top - 2; i++) sticky |= t[i] != 0;
     int inexact;
-    *lo = norm192(t.w[top], t.w[top - 1], t.w[top - 2], (i64)64 * (top - 2), &inexact);
+    *lo = norm192(t[top], t[top - 1], t[top - 2], (i64)64 * (top - 2), &inexact);
     *hi = (inexact || sticky) ? uf_inc(*lo) : *lo;
 }
 
@@ -340,6 +338,11 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 }
 
 /* ------------------------------------------------------------------ binomial rows */
+/* which side of tau a walk sums (the query's; the tree is the same) */
+#define SIDE_UP 1
+#define SIDE_LO 2
+#define SIDE_NOX 4      /* probabilities only: no excess sums, second-order row sums, drop bounds */
+
 typedef struct {
     i64 m, ka, kb, n;
     ufc *cells;     /* round-down values (sums exclude the tails), interleaved: see PMF .. PRE2 */
@@ -374,16 +377,16 @@ typedef struct {
 typedef struct {
     int L; i64 n;
     level_t *lev;       /* 1..L */
-    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-20 */
+    uf tol, row_tol, tol_small;   /* tol_small = tol 2^-drop_bits */
     uf *buf;            /* scratch pmf, size n + 1 */
     uf *rlo_, *rhi_;    /* 1/k rounded down / up, k = 1..n + 1 (count 1), computed on first use */
     char *rok;
-    i64 *cnt;           /* scratch counts */
     struct leaf_s *leaves;  /* scratch for leaf_children, size n + 1 */
     i64 cells, max_cells;
     char *arena; size_t arena_size, arena_used; int arena_shared;   /* row cells, bump-allocated (row_cells) */
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
+    int sides;          /* the sums the walk asks of its rows: SIDE_UP (SUF, SUF2), SIDE_LO (PRE, PRE2) */
 } rows_ctx;
 
 /* Row cells come from one arena reserved for the walk (mmap, transparent huge pages where
@@ -539,8 +542,8 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     }
     row->amode = mode; row->apm = pm; row->acnt = cpm;
     lv->amode[m] = mode; lv->apm[m] = pm; lv->acnt[m] = cpm; lv->has[m] = 1;
-    uf *buf = c->buf; i64 *cnt = c->cnt;
-    buf[mode] = pm; cnt[mode] = cpm;
+    uf *buf = c->buf;
+    buf[mode] = pm;
     /* walk right */
     uf cur = pm; i64 cc = cpm; i64 kk = mode; uf tr = UF0; int cut = 0;
     while (kk < m) {
@@ -548,7 +551,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         uf r = uf_mul_u64(lv->rk_lo[kk], (u64)(m - kk), 0);         /* rho (m - k) / (k + 1) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
-        buf[kk] = cur; cnt[kk] = cc;
+        buf[kk] = cur;
         if (uf_lt(cur, c->row_tol) && kk < m) {
             if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
             uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
@@ -564,7 +567,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         uf r = uf_mul_u64(lv->ik_lo[m - kk + 1], (u64)kk, 0);       /* k / ((m - k + 1) rho) */
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
-        buf[kk] = cur; cnt[kk] = cc;
+        buf[kk] = cur;
         if (uf_lt(cur, c->row_tol) && kk > 0) {
             if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
             uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
@@ -580,15 +583,22 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     if (!row->cells) { free(row); c->err = 1; return NULL; }
     for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
-    for (i64 i = n - 1; i >= 0; i--) {
-        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
-    }
+    int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
+    if ((c->sides & SIDE_UP) && second)         /* the suffix sums (above tau) */
+        for (i64 i = n - 1; i >= 0; i--) {
+            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
+        }
+    else if (c->sides & SIDE_UP)
+        for (i64 i = n - 1; i >= 0; i--) { a = uf_add(a, buf[ka + i], 0); ufc_set(SUF(row, i), a); }
     a = UF0; a2 = UF0;
-    for (i64 i = 0; i < n; i++) {
-        a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-        ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
-    }
+    if ((c->sides & SIDE_LO) && second)         /* the prefix sums (below tau) */
+        for (i64 i = 0; i < n; i++) {
+            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
+        }
+    else if (c->sides & SIDE_LO)
+        for (i64 i = 0; i < n; i++) { a = uf_add(a, buf[ka + i], 0); ufc_set(PRE(row, i), a); }
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
@@ -775,6 +785,7 @@ typedef struct leaf_s { const row_t *row; uf pm; i64 ka; big r; } leaf_t;
 
 typedef struct {
     int L; i64 n; i64 max_nodes; int excess_le_z; int nl; int q_one; int tau_exact;
+    int sides;                /* SIDE_UP | SIDE_LO: the sums accumulated (the other side's stay 0) */
     i64 cq21; big ncr21;      /* B_2 = cq21 B_1 + cr21, 0 <= cr21 < B_1 (L >= 2); ncr21 = -cr21 */
     big Wq[65], B[65], B2[65], Pbig, E0;
     double Bd[65], B2d[65];
@@ -835,25 +846,35 @@ static inline int big_eq(const big *a, const big *b, int nl) {
  * its largest deficit (tau - Zs - t W_l - (m - t) W_0)+ decreases: each is bounded by its
  * value at tmax (tmin) times S. */
 /* One child T_l = t of the node (l, m, E), of mass at most cm_hi, not expanded: its
- * exact conditional mean and largest excess and deficit times its mass. */
+ * exact conditional mean and largest excess and deficit times its mass (d_up only when the
+ * walk sums the side above tau, d_lo only below, none of them nor d_E for probabilities
+ * only: p->sides; d_E serves both sides' E[Z; side]). */
 static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, i64 m, uf cm_hi) {
     const int nl = p->nl;
     big Ec; big_addmul(&Ec, E, (u64)t, &p->Wq[l], nl);     /* child's (Zs Q - P) */
     i64 mc = m - t;
     acc->d_P = uf_add(acc->d_P, cm_hi, 1);
+    if (p->sides & SIDE_NOX) return;
+    if (p->sides & SIDE_LO) {
+        big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
+        acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
+    }
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                /* Zs_c Q */
     uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
     acc->d_E = uf_add(acc->d_E, uf_mul(cm_hi, ez, 1), 1);
+    if (!(p->sides & SIDE_UP)) return;
     big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
     acc->d_up = uf_add(acc->d_up, uf_mul(cm_hi, upb, 1), 1);
-    big Y; big_addmul(&Y, &Ec, (u64)mc, &p->Wq[0], nl);
-    acc->d_lo = uf_add(acc->d_lo, uf_mul(cm_hi, up_neg_plus_e(&Y, p), 1), 1);
 }
 
-/* Children not expanded: those of mass at least tol 2^-20 one by one (drop_child: they
- * carry nearly all the dropped mass), the lighter ones per group (drop_group). */
+/* Children not expanded: those of mass at least tol 2^-drop_bits one by one (drop_child),
+ * the lighter ones per group (drop_group); drop_bits is the caller's (ckernel.py).  A
+ * group's bound (its mass times the extreme conditional mean and excesses) is within a few
+ * per cent of the sum of the children's own: 8 (rather than 20) makes the enclosures of
+ * the issue-16 queries wider by ~1e-5 of their width and saves ~4 % of a walk's
+ * instructions. */
 typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
 static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
     if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
@@ -866,18 +887,22 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
     const int nl = p->nl;
     uf S = g->S;
     acc->d_P = uf_add(acc->d_P, S, 1);
+    if (p->sides & SIDE_NOX) return;
+    if (p->sides & SIDE_LO) {
+        big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
+        big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
+        acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
+    }
     big Ec; big_addmul(&Ec, E, (u64)g->tmax, &p->Wq[l], nl);     /* child's (Zs Q - P) at tmax */
     i64 mc = m - g->tmax;
     big ZP; big_add(&ZP, &Ec, &p->Pbig, nl);                      /* Zs_c Q */
     uf ez = uf_add(over_Q_up(big_pos_up(&ZP, nl), p), uf_mul_u64(p->mu[l - 1].hi, (u64)mc, 1), 1);
     acc->d_E = uf_add(acc->d_E, uf_mul(S, ez, 1), 1);
+    if (!(p->sides & SIDE_UP)) return;
     big X; big_addmul(&X, &Ec, (u64)mc, &p->Wq[l - 1], nl);
     uf upb = up_minus_e(&X, p);
     if (p->excess_le_z && uf_lt(ez, upb)) upb = ez;
     acc->d_up = uf_add(acc->d_up, uf_mul(S, upb, 1), 1);
-    big Ec2; big_addmul(&Ec2, E, (u64)g->tmin, &p->Wq[l], nl);    /* at tmin */
-    big Y; big_addmul(&Y, &Ec2, (u64)(m - g->tmin), &p->Wq[0], nl);
-    acc->d_lo = uf_add(acc->d_lo, uf_mul(S, up_neg_plus_e(&Y, p), 1), 1);
 }
 #define DGROUP_INIT {{0, 0, 0}, 1, 0}
 
@@ -892,13 +917,18 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
  *     lo_P = P_c cdf(kb), lo_X = P_c (cdf(kb) h + (W_1 - W_0) csum(kb - 1)),  h = H/Q + e,
  *     eq_P = P_c pmf(ka - 1) on a tie,
  * with P_c = P pmf_2(t) the child's mass.  The sums over t of pmf_2(t) * (...) are taken
- * per unit of the node's mass with round-down operations on lower ends only (each term
- * at most 4 of them, the running sum one per term); the upper ends follow from
+ * per unit of the node's mass with round-down operations on lower ends only, as
+ *     sum x,  sum x g  and  D sum pmf_2 ssum(ka + 1),   x = pmf_2 sf(ka)   (likewise below)
+ * (x once per term for the mass and the excess; D = W_1 - W_0 applied once at the end);
+ * the upper ends follow from
  *     exact <= sum * F_2 * F_1 * (1 - 2^-127)^-(13 + nt) + tails
- * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms;
- * the 13: 3 for a lookup, 4 for a term, 5 + 1 for g or h and W_1 - W_0 when tau is exact
- * (g's upper end within (1 - 2^-127)^-5 of its lower end); for an irrational tau the
- * excess sums are also taken with the upper ends of g and h); the tails: the leaves'
+ * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms,
+ * one rounding each of a running sum; the 13 bounds the rest of a chain: sum x g: 3 for
+ * a lookup, 2 for x and x g, 5 for g when tau is exact (g's upper end within
+ * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11; D sum pmf_2 ssum: 3 for
+ * a lookup, 1 for the product, 1 + 1 for D and its product, 1 for the final sum = 7;
+ * for an irrational tau the excess sums are also taken with the upper ends of g and h,
+ * which need no count); the tails: the leaves'
  * masses pmf_2(t) sum to at most 1, so the rows' tails add at most 2 row_tol to a mass,
  * row_tol (2 (2 D + 1) + D (3 m + 2)) <= row_tol (D + 1)(3 m + 8) to an excess
  * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut.
@@ -907,8 +937,10 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
                          iv P, const row_t *row, i64 lo_w, i64 hi_w) {
     const int nl = p->nl;
     uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
+    uf Ss_up = UF0, Ss_lo = UF0;        /* sum pm ssum(ka + 1), sum pm csum(kb - 1): times D at the end */
     u64 K1 = 0; int cut = 0; i64 nt = 0;
     const uf D_lo = p->slope[1].lo;
+    const int want_x = !(p->sides & SIDE_NOX);
     /* pass 1: which children are expanded, their rows and thresholds ka; the cells the
        sums need are prefetched (the rows of many sizes do not stay in cache) */
     leaf_t *lv = rc->leaves;
@@ -923,6 +955,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         big_addmul(&r, &AL, (u64)q, &p->B[1], nl);                /* AL + q B_1 = -r */
         big_negate(&r, &r, nl);
     }
+    const uf PF = uf_mul(P.hi, row->F, 1);          /* a child's mass <= pmf_lo PF */
     for (i64 t = lo_w; t <= hi_w; t++) {
         if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
             big_add(&r, &r, &p->ncr21, nl);
@@ -930,7 +963,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
         }
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
-        uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+        uf cm_hi = uf_mul(pm_lo, PF, 1);
         i64 mc = m - t;
         if (uf_lt(cm_hi, rc->tol)) {
             if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
@@ -969,24 +1002,26 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
-        if (ka <= mc) {
+        if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0), 0);
+        else if (ka <= mc && (p->sides & SIDE_UP)) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
             if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
-            uf s0 = sf_lo(r1, ka), d1 = uf_mul(D_lo, ssum_lo(r1, ka + 1), 0);
-            Sp_up = uf_add(Sp_up, uf_mul(pm_lo, s0, 0), 0);
-            Sx_up = uf_add(Sx_up, uf_mul(pm_lo, uf_add(uf_mul(s0, g.lo, 0), d1, 0), 0), 0);
-            if (!p->tau_exact)
-                Sx_up2 = uf_add(Sx_up2, uf_mul(pm_lo, uf_add(uf_mul(s0, g.hi, 0), d1, 0), 0), 0);
+            uf x = uf_mul(pm_lo, sf_lo(r1, ka), 0);
+            Sp_up = uf_add(Sp_up, x, 0);
+            Sx_up = uf_add(Sx_up, uf_mul(x, g.lo, 0), 0);
+            if (!p->tau_exact) Sx_up2 = uf_add(Sx_up2, uf_mul(x, g.hi, 0), 0);
+            Ss_up = uf_add(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0), 0);
         }
-        if (kb >= 0) {
+        if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0), 0);
+        else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
-            uf c0 = cdf_lo(r1, kb), d1 = uf_mul(D_lo, csum_lo(r1, kb - 1), 0);
-            Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, c0, 0), 0);
-            Sx_lo = uf_add(Sx_lo, uf_mul(pm_lo, uf_add(uf_mul(c0, h.lo, 0), d1, 0), 0), 0);
-            if (!p->tau_exact)
-                Sx_lo2 = uf_add(Sx_lo2, uf_mul(pm_lo, uf_add(uf_mul(c0, h.hi, 0), d1, 0), 0), 0);
+            uf x = uf_mul(pm_lo, cdf_lo(r1, kb), 0);
+            Sp_lo = uf_add(Sp_lo, x, 0);
+            Sx_lo = uf_add(Sx_lo, uf_mul(x, h.lo, 0), 0);
+            if (!p->tau_exact) Sx_lo2 = uf_add(Sx_lo2, uf_mul(x, h.hi, 0), 0);
+            Ss_lo = uf_add(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0), 0);
         }
         if (tie) Sp_eq = uf_add(Sp_eq, uf_mul(pm_lo, pmf_lo(r1, ka - 1), 0), 0);
     }
@@ -998,6 +1033,10 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     uf tX = cut ? uf_mul_u64(uf_mul(rt, uf_add(p->slope[1].hi, UF1, 1), 1), (u64)(3 * m + 8), 1) : UF0;
     uf tE = cut ? rt : UF0;
     if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
+    /* the excess sums: sum pm s0 g + D sum pm ssum (2 more roundings on each chain) */
+    uf Dup = uf_mul(D_lo, Ss_up, 0), Dlo = uf_mul(D_lo, Ss_lo, 0);
+    Sx_up = uf_add(Sx_up, Dup, 0); Sx_up2 = uf_add(Sx_up2, Dup, 0);
+    Sx_lo = uf_add(Sx_lo, Dlo, 0); Sx_lo2 = uf_add(Sx_lo2, Dlo, 0);
     iv a;
     a.lo = Sp_up; a.hi = uf_add(uf_mul(Sp_up, fac, 1), tP, 1); acc->up_P = iv_add(acc->up_P, iv_mul(P, a));
     a.lo = Sx_up; a.hi = uf_add(uf_mul(Sx_up2, fac, 1), tX, 1); acc->up_X = iv_add(acc->up_X, iv_mul(P, a));
@@ -1023,14 +1062,18 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         big A, Amax;
         big_addmul(&A, &nd.E, (u64)m, &p->Wq[0], nl);           /* (Zs + m W_0) Q - P */
         if (big_sign(&A, nl) > 0) {                             /* wholly above */
+            if (!(p->sides & SIDE_UP)) continue;
             acc->up_P = iv_add(acc->up_P, P);
+            if (p->sides & SIDE_NOX) continue;
             iv D = minus_e(iv_add(big_over_Q(&A, p), iv_mul_u64(p->muW0[l], (u64)m)), p);
             acc->up_X = iv_add(acc->up_X, iv_mul(P, D));
             continue;
         }
         big_addmul(&Amax, &nd.E, (u64)m, &p->Wq[l], nl);        /* (Zs + m W_l) Q - P */
         if (big_sign(&Amax, nl) < 0) {                          /* wholly below */
+            if (!(p->sides & SIDE_LO)) continue;
             acc->lo_P = iv_add(acc->lo_P, P);
+            if (p->sides & SIDE_NOX) continue;
             big nA; big_negate(&nA, &Amax, nl);
             iv D = plus_e(iv_add(big_over_Q(&nA, p), iv_mul_u64(p->Wmu[l], (u64)m)), p);
             acc->lo_X = iv_add(acc->lo_X, iv_mul(P, D));
@@ -1042,14 +1085,18 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
         i64 kb = last_neg(&A2, &p->B2[l], p->B2d[l], m, nl);              /* children wholly below: t <= kb */
-        if (ka <= m) {
+        if (ka <= m && (p->sides & (SIDE_UP | SIDE_NOX)) == (SIDE_UP | SIDE_NOX))
+            acc->up_P = iv_add(acc->up_P, iv_mul(P, sf_ge(row, ka)));
+        else if (ka <= m && (p->sides & SIDE_UP)) {
             iv s0 = sf_ge(row, ka), s1 = ssum_ge(row, ka + 1);
             big G; big_addmul(&G, &A, (u64)ka, &p->B[l], nl);
             iv g = minus_e(iv_add(big_over_Q(&G, p), iv_mul_u64(p->muW0[l - 1], (u64)(m - ka))), p);
             acc->up_P = iv_add(acc->up_P, iv_mul(P, s0));
             acc->up_X = iv_add(acc->up_X, iv_mul(P, iv_add(iv_mul(s0, g), iv_mul(p->slope[l], s1))));
         }
-        if (kb >= 0) {
+        if (kb >= 0 && (p->sides & (SIDE_LO | SIDE_NOX)) == (SIDE_LO | SIDE_NOX))
+            acc->lo_P = iv_add(acc->lo_P, iv_mul(P, cdf_le(row, kb)));
+        else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv s0 = cdf_le(row, kb), s1 = csum_le(row, kb - 1);
             big H, nH; big_addmul(&H, &A2, (u64)kb, &p->B2[l], nl); big_negate(&nH, &H, nl);
             iv h = plus_e(iv_add(big_over_Q(&nH, p), iv_mul_u64(p->Wmu[l - 1], (u64)(m - kb))), p);
@@ -1076,9 +1123,11 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             big ZP; big_add(&ZP, &Amax, &p->Pbig, nl);      /* (Zs + m W_l) Q */
             uf zhi = over_Q_up(big_pos_up(&ZP, nl), p);
             acc->d_P = uf_add(acc->d_P, dm, 1);
-            acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
-            acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
-            acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
+            if (!(p->sides & SIDE_NOX)) acc->d_E = uf_add(acc->d_E, uf_mul(dm, zhi, 1), 1);
+            if ((p->sides & (SIDE_UP | SIDE_NOX)) == SIDE_UP)
+                acc->d_up = uf_add(acc->d_up, uf_mul(dm, up_minus_e(&Amax, p), 1), 1);
+            if ((p->sides & (SIDE_LO | SIDE_NOX)) == SIDE_LO)
+                acc->d_lo = uf_add(acc->d_lo, uf_mul(dm, up_neg_plus_e(&A, p), 1), 1);
         }
         if (lo_w > hi_w) continue;
         if (sp + (size_t)(hi_w - lo_w + 1) > cap) {
@@ -1094,10 +1143,11 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
         }
         dgroup_t dl = DGROUP_INIT, dr = DGROUP_INIT;   /* dropped before / after the first pushed */
         size_t sp0 = sp;
+        const uf PF = uf_mul(P.hi, row->F, 1);       /* a child's mass <= pmf_lo PF */
         for (i64 t = lo_w; t <= hi_w; t++) {
             const ufc *v = PMF(row, (t - row->ka));
             uf pm_lo = ufc_get(v);
-            uf cm_hi = uf_mul(P.hi, uf_mul(pm_lo, row->F, 1), 1);
+            uf cm_hi = uf_mul(pm_lo, PF, 1);
             if (uf_lt(cm_hi, rc->tol)) {
                 if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(sp > sp0 ? &dr : &dl, t, cm_hi);
                 else drop_child(p, acc, &nd.E, t, l, m, cm_hi);
@@ -1152,10 +1202,10 @@ static PyObject *iv_tuple(iv a) {
 #define GETSEQ(name, i) PySequence_Fast_GET_ITEM(name, i)
 
 static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
-    int L, nl; long long n, max_nodes, max_cells; int excess_le_z;
+    int L, nl; long long n, max_nodes, max_cells; int excess_le_z, sides, drop_bits;
     PyObject *o_Wq, *o_B, *o_B2, *o_P, *o_E0, *o_invQ, *o_mu, *o_muW0, *o_Wmu, *o_slope, *o_e,
              *o_tol, *o_rtol, *o_rowc, *o_theta;
-    if (!PyArg_ParseTuple(args, "iiLLLiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z,
+    if (!PyArg_ParseTuple(args, "iiLLLiiiOOOOOOOOOOOOOOO", &L, &nl, &n, &max_nodes, &max_cells, &excess_le_z, &sides, &drop_bits,
                           &o_Wq, &o_B, &o_B2, &o_P, &o_E0, &o_invQ, &o_mu, &o_muW0, &o_Wmu, &o_slope,
                           &o_e, &o_tol, &o_rtol, &o_rowc, &o_theta))
         return NULL;
@@ -1166,7 +1216,8 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z;
+    if ((sides & 3) == 0 || sides > 7 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4; 0 <= drop_bits <= 60"); return NULL; }
+    p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {
         s[i] = PySequence_Fast(seqs_src[i], "_ckernel: a sequence");
@@ -1200,18 +1251,17 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         if (parse_uf(m1, &p->e_lo_mag) || parse_uf(m2, &p->e_hi_mag)) goto done;
         p->tau_exact = uf_zero(p->e_lo_mag) && uf_zero(p->e_hi_mag);
     }
-    rc.L = L; rc.n = n; rc.max_cells = max_cells;
+    rc.L = L; rc.n = n; rc.max_cells = max_cells; rc.sides = sides;
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
-    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= 20;
+    rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= drop_bits;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
     rc.buf = (uf *)malloc(((size_t)n + 1) * sizeof(uf));
-    rc.cnt = (i64 *)malloc(((size_t)n + 1) * sizeof(i64));
     rc.leaves = (leaf_t *)malloc(((size_t)n + 1) * sizeof(leaf_t));
     rc.rlo_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rhi_ = (uf *)malloc(((size_t)n + 2) * sizeof(uf));
     rc.rok = (char *)calloc((size_t)n + 2, 1);
     arena_open(&rc, ((size_t)max_cells + (size_t)n + 8) * 5 * sizeof(ufc) + ((size_t)L + 1) * ((size_t)n + 1) * 128);
-    if (!rc.lev || !rc.buf || !rc.cnt || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
+    if (!rc.lev || !rc.buf || !rc.leaves || !rc.rlo_ || !rc.rhi_ || !rc.rok) { PyErr_NoMemory(); goto done; }
     for (int l = 1; l <= L; l++) {
         level_t *lv = &rc.lev[l];
         PyObject *t = GETSEQ(s[7], l);
@@ -1275,7 +1325,7 @@ done:
         free(rc.lev);
     }
     arena_close(&rc);
-    free(rc.buf); free(rc.cnt); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
+    free(rc.buf); free(rc.leaves); free(rc.rlo_); free(rc.rhi_); free(rc.rok); free(p);
     return result;
 }
 

@@ -41,6 +41,12 @@ The certificate (why the enclosures are rigorous):
   walk's.  Children not expanded are bounded per group (before / after the first
   expanded child) by their total mass times the extreme conditional mean and excesses,
   which are monotone in ``t``.
+* **One side** (``side``): a query reads the sums of one side of tau only (forward
+  eta and delta: above; reverse: below); the walk then builds only that side's row
+  sums (suffix or prefix) and accumulates only that side (``excess=False``, reverse eta:
+  its probabilities only, without second-order row sums or excess bounds).  The tree, the drops and
+  ``eq_P`` are unchanged; the other side is reported as not summed (``None``), which
+  :func:`exactdp.engine.kernel.tail_sums` turns into trivial enclosures.
 * **Constants** (theta, rho, conditional means, ``1/Q``) are rounded outward here,
   in Python, from their exact rationals (:func:`to_uf`).
 
@@ -173,8 +179,13 @@ def _signed(e: Fraction, lower: bool) -> tuple:
     return (int(neg), to_uf(abs(e), up=(neg == lower)))
 
 
+#: ``side`` of :func:`compiled_tail_sums` -> the C walk's mask (1: above tau, 2: below)
+SIDES = {None: 3, "above": 1, "below": 2}
+
+
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
-                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6):
+                       tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6,
+                       side: str | None = None, excess: bool = True, drop_bits: int = 8):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -184,11 +195,26 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     dict of exact dyadic bounds: ``up_P, up_X, eq_P, lo_P, lo_X`` as ``(lower,
     upper)``, ``drop_P, drop_E, drop_up, drop_lo`` as upper bounds, ``nodes``,
     ``leaves``.  Raises :class:`exactdp.core.errors.CapacityError` beyond
-    ``max_nodes``.  Binomial rows stop where the pmf falls below ``row_tol * tol``
-    (their tails are bounded and counted as dropped mass, as in the arb rows).
+    ``max_nodes``.  ``side`` (``"above"`` or ``"below"``; ``None``: both) names the one
+    side of tau a query needs: the walk (same tree, nodes, ``eq_P`` and ``drop_P``) then
+    sums only ``up_*``, ``drop_up`` (above) or ``lo_*``, ``drop_lo`` (below) and ``drop_E``,
+    and the other entries are ``None`` (about a third less work: the leaves' sums, the
+    rows' prefix or suffix sums, the dropped children's bounds).  ``excess=False``: the
+    probabilities only (``*_P``); every ``*_X``, ``drop_E``, ``drop_up`` and ``drop_lo``
+    is then ``None`` (no second-order row sums, no excess sums, no drop bounds).
+
+    Binomial rows stop where the mass beyond falls below ``row_tol * tol`` (their tails
+    are bounded and added to the upper ends, as in the arb rows).  Any ``row_tol < 1``
+    keeps the tree the arb walk's (a child beyond a row's window has mass ``< row_tol tol
+    < tol`` and is dropped by both); the certified queries keep ``1e-6`` (tails far below
+    the widths the arb walk reaches), the magnitude runs use ``1/2`` (fewer cells).
+    Children not expanded of mass at least ``tol 2^-drop_bits`` are bounded one by one,
+    the lighter ones per group (before / after the first expanded child: a few per cent
+    looser on their own small share); fast estimates keep 20 (their stated errors).
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
+    sides = SIDES[side] | (0 if excess else 4)
     L = mech.L
     W = tuple(int(w) for w in mech.weights)
     pi = tuple(Fraction(p) for p in mech.pi0)
@@ -219,7 +245,7 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
         a, b = _signed(e_lo, True), _signed(e_hi, False)
         e = (a[0], a[1], b[0], b[1])
     tol_q = Fraction(tol)
-    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1,
+    args = (L, nl, n, int(max_nodes or 0), MAX_CELLS, 1, sides, int(drop_bits),
             [_limbs(x) for x in Wq], [_limbs(x - Wq[0]) for x in Wq],
             [_limbs(Wq[l] - Wq[l - 1]) if l else _limbs(0) for l in range(L + 1)],
             _limbs(P), _limbs(-P), _iv(Fraction(1, Q)),
@@ -234,5 +260,8 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     out = {k: (from_uf(r[i][0]), from_uf(r[i][1])) for i, k in enumerate(names)}
     for i, k in enumerate(("drop_P", "drop_E", "drop_up", "drop_lo")):
         out[k] = from_uf(r[5 + i])
+    not_summed = {"above": ("lo_P", "lo_X", "drop_lo"), "below": ("up_P", "up_X", "drop_up")}
+    for k in not_summed.get(side, ()) + (() if excess else ("up_X", "lo_X", "drop_E", "drop_up", "drop_lo")):
+        out[k] = None
     out["nodes"], out["leaves"] = r[9], r[10]
     return out

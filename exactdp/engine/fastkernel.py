@@ -234,14 +234,16 @@ def _rows(th: float, ms: np.ndarray, K: float):
     return _ChunkedRows(th, ums, K)
 
 
-def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
+def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True, row_tol=1e-6):
     """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
     :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
     bounds), or ``None`` when it is not built, does not apply or exceeds
     :data:`COMPILED_MAX_NODES`.  As the numpy tree, it measures excesses from the
     rational ``num/den`` (for an irrational threshold, the midpoint of the lattice
     cell that holds it, :class:`exactdp.engine.kernel.Threshold`: no integer Z
-    meets it, so the classification is the certified one)."""
+    meets it, so the classification is the certified one).  With ``side``, only that
+    side is summed (:func:`fast_tail_sums`), with ``excess=False`` only probabilities;
+    the fields not summed are NaN."""
     from .ckernel import available, compiled_tail_sums
     if not available():
         return None
@@ -249,7 +251,8 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
     try:
-        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES)
+        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
+                               side=side, excess=excess, row_tol=row_tol, drop_bits=20)
     except CapacityError:
         return None
     if r is None:
@@ -258,23 +261,36 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol):
     tau_x = Fraction(P, Q * sc)
     # values: the lower ends (the expanded sums, as the numpy tree's); the widths (row
     # tails, roundings) join the truncation terms the stated error is made of
-    wP = max(r[k][1] - r[k][0] for k in ("up_P", "eq_P", "lo_P"))
-    wX = max(r[k][1] - r[k][0] for k in ("up_X", "lo_X")) / sc
-    return FastTailSums(float(r["up_P"][0]), float(r["up_X"][0] / sc), float(r["eq_P"][0]),
-                        float(r["lo_P"][0]), float(r["lo_X"][0] / sc),
-                        float(r["drop_P"] + wP), float(r["drop_E"] / sc + tau_x * wP + wX),
-                        float(r["drop_up"] / sc + wX), float(r["drop_lo"] / sc + wX), float(tau_x),
+    wP = max(r[k][1] - r[k][0] for k in ("up_P", "eq_P", "lo_P") if r[k] is not None)
+    wX = max((r[k][1] - r[k][0] for k in ("up_X", "lo_X") if r[k] is not None), default=0) / sc
+    nan = float("nan")
+
+    def low(k, div=1):                  # a side not summed (``side``) is NaN
+        return nan if r[k] is None else float(r[k][0] / div)
+
+    def drop(k, extra):
+        return nan if r[k] is None else float(r[k] / sc + extra)
+
+    return FastTailSums(low("up_P"), low("up_X", sc), float(r["eq_P"][0]), low("lo_P"), low("lo_X", sc),
+                        float(r["drop_P"] + wP), drop("drop_E", tau_x * wP + wX),
+                        drop("drop_up", wX), drop("drop_lo", wX), float(tau_x),
                         r["nodes"], r["leaves"], time.perf_counter() - t0)
 
 
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
-                   *, tol: float = 1e-16, max_children: int = 30_000_000) -> FastTailSums:
+                   *, tol: float = 1e-16, max_children: int = 30_000_000,
+                   side: str | None = None, excess: bool = True, row_tol: float = 1e-6) -> FastTailSums:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
     ``tau = tau_num / (tau_den * scale)`` (the same rational threshold the
-    certified kernel classifies with)."""
+    certified kernel classifies with).  ``side`` (``"above"``, ``"below"``) lets the
+    compiled walk sum only the side a query reads, ``excess=False`` only its
+    probabilities (the fields not summed are then NaN); the numpy tree sums all.
+    ``row_tol``: the compiled walk's binomial rows stop where the mass beyond is below
+    ``row_tol * tol`` (their tails join the stated error; ``1/2`` for a magnitude
+    estimate: fewer cells, an error a few times larger for values far below ``tol``)."""
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
-    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol)
+    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess, row_tol=row_tol)
     if r is not None:
         r.tol = tol
         return r

@@ -545,9 +545,12 @@ def _ckernel_engine() -> str:
     return ENGINE
 
 
-def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
+def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0, side=None, excess=True):
     """:func:`tail_sums` by the compiled kernel (:mod:`exactdp.engine.ckernel`), or
-    ``None`` when it does not apply."""
+    ``None`` when it does not apply.  With ``side``, the other side's sums are the
+    trivial enclosures ``P in [0, 1]``, ``X in [0, n max(W) + tau]`` and its drop bounds
+    ``drop_P`` times ``n max(W)`` (``drop_E``, ``drop_up``) or ``tau`` (``drop_lo``):
+    true, and never read by the query that asked for one side."""
     from .ckernel import compiled_tail_sums
     if isinstance(tol, arb):
         tol = arb_to_interval(tol).upper
@@ -556,9 +559,19 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
         iv = arb_to_interval(tau.ball)
         tau_iv = (iv.lower, iv.upper)
     r = compiled_tail_sums(mech, n, tau.num, tau.den, tau.exact, tau_iv=tau_iv, tol=tol, prec=prec,
-                           max_nodes=max_nodes)
+                           max_nodes=max_nodes, side=side, excess=excess)
     if r is None:
         return None
+    if side is not None or not excess:
+        # Z in [0, n max(W)]: (Z - tau)+ and Z are at most z_max, (tau - Z)+ at most tau
+        tau_hi = max(Fraction(tau_iv[1] if tau_iv is not None else Fraction(tau.num, tau.den)), Fraction(0))
+        z_max = n * max(int(w) for w in mech.weights)
+        for k in ("up_P", "up_X", "lo_P", "lo_X"):
+            if r[k] is None:
+                r[k] = (Fraction(0), Fraction(1) if k.endswith("P") else z_max + tau_hi)
+        for k in ("drop_E", "drop_up", "drop_lo"):
+            if r[k] is None:
+                r[k] = r["drop_P"] * (tau_hi if k == "drop_lo" else z_max)
     # exact dyadic bounds (128-bit mantissas) into balls, exactly at >= 200 bits
     with ctx.workprec(max(prec, 200)):
         def ball(lo, hi):
@@ -573,7 +586,7 @@ def _compiled(mech, n, tau, *, prec, tol, max_nodes, t0):
 
 def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
               tol: float = 1e-40, max_nodes: int | None = None, progress=None,
-              engine: str = "auto") -> TailSums:
+              engine: str = "auto", side: str | None = None, excess: bool = True) -> TailSums:
     """Certified tail sums of ``Z = sum_l T_l W_l``, ``T ~ MN(n, pi0)``, around ``tau``.
 
     ``mech`` is a :class:`~exactdp.model.mechanism.Mechanism` or any object with
@@ -595,6 +608,12 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     former (ValueError when it does not apply).  ``TailSums.engine`` names the one
     that ran; both return certified enclosures.
 
+    ``side`` (``"above"``: ``up_*``; ``"below"``: ``lo_*``; ``None``: both) is the side of
+    tau the caller will read: the compiled walk then sums only that side (same tree,
+    ``eq_P`` and ``drop_P``; the other side's fields are trivial bounds, see
+    :func:`_compiled`), and ``excess=False`` only the probabilities (``*_X`` and the drop
+    bounds other than ``drop_P`` trivial); the arb walk always sums everything.
+
     >>> m = Mechanism(1, "1/3")          # L = 1: Z = T_0 * 1 + T_1 * 4
     >>> ts = tail_sums(m, 2, Threshold.from_fraction(Fraction(5), 64))
     >>> # Z in {2, 5, 8} with P = 4/9, 4/9, 1/9
@@ -610,7 +629,8 @@ def tail_sums(mech, n: int, tau: Threshold, *, prec: int = 128,
     if len(set(W)) != len(W):
         raise ValueError("tail_sums: the weights must be distinct")
     if engine != "arb":
-        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0)
+        res = _compiled(mech, n, tau, prec=prec, tol=tol, max_nodes=max_nodes, t0=t0, side=side,
+                        excess=excess)
         if res is not None:
             if progress is not None:
                 progress(res.nodes, res.drop_P)
