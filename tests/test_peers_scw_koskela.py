@@ -151,3 +151,12 @@ def test_scw_L1_is_attained_at_n30_q_tenth_lam8():
               for k in range(n))
     assert worst == scw and m == n - 1
     assert scw_delta(n, 1, q, lam).contains(scw)
+
+
+@pytest.mark.parametrize("n,scw,kos", [(100, "0.5883829", "1.0986123"),
+                                       (1000, "0.1682828", "0.3561035")])
+def test_docs_table_numbers(n, scw, kos):
+    """docs/peers.md (Koskela section) and benchmarks/RESULTS.md quote these (7 digits)."""
+    s = scw_epsilon(n, 1, F(1, 4), F(1, 10**6), rel=1e-7)
+    k = koskela_epsilon(n, 1, F(1, 4), F(1, 10**6), rel=1e-7)
+    assert abs(float(s.upper) - float(scw)) < 6e-8 and abs(float(k.upper) - float(kos)) < 6e-8
