@@ -718,7 +718,7 @@ def koskela_delta(n, L, q, lam) -> Interval:
       probability ``gamma/k = q`` from the blanket): the counts (N1, N2) of the two
       values among the others' blanket reports, ``Mult(n - 1; q, q)``, and user 1's
       report x vs x' outside the blanket: ``P = (N1 + 1, N2)``, ``Q = (N1, N2 + 1)``
-      (privacy loss ``log((N1 + 1)/N2)``, as in the authors' code
+      (privacy loss ``log((N1 + 1)/N2)``: their "strong adversary" pair, as in the authors' code
       ``DPBayes/PLD-Accountant``, ``experimental_shufflers/blankets_fig4``).  With
       ``C = N1 + N2 ~ Bin(n - 1, 2q)``, ``N1 | C ~ Bin(C, 1/2)`` this is
       :func:`mixture_clone_delta` with ``alpha1 = 1, alpha0 = 0, rate = 2q``.  It is
