@@ -198,7 +198,7 @@ def test_guarantee_upper_against_every_published_bound(n, L):
     g = guarantee(n, L, F(1, 4), delta="1e-6", digits=5)
     ups = {k: F(v["upper"]) for k, v in g.peers.items() if isinstance(v, dict) and k in CITATIONS}
     assert set(ups) == {"clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
-                        "blanket-bennett"}
+                        "blanket-bennett", "pld-koskela21"} | ({"scw-blanket"} if L == 1 else set())
     assert g.lower <= g.upper
     # strictly below every published bound: L = 1 by the all-pairs routes, L = 5 (n >= 10^3)
     # by the blanket lemma evaluated with the exact MGF

@@ -3,6 +3,11 @@ printed in its paper").  The papers are not available offline; the numbers below
 ones printed in the authors' official repositories (sources in each test's docstring and
 in docs/peers.md, "Printed numbers").  Only the peers' *formulas* are checked here; no
 printed number is the expected value of an exact exactdp computation.
+
+Su-Cheng-Wang (arXiv 2504.07414) and Koskela-Heikkila-Honkela (arXiv 2106.00477): no printed
+number was reachable offline (stored pages: abstract and introduction only; authors' code:
+no stored output) -- docs/peers.md, "Printed numbers"; their reductions for L-bit RR are
+tested against exact computations in tests/test_peers_scw_koskela.py instead.
 """
 
 from fractions import Fraction as F

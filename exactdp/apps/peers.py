@@ -52,8 +52,14 @@ reported from the common part" into the clone counts; with a common part
 transcription is at fault could not be checked offline.  It is kept as a
 peer for comparison, but :mod:`exactdp.apps.guarantee` never takes it as an
 upper end; :mod:`exactdp.apps.split_clone` is the corrected (proved) form.
-Not implemented: Su-Cheng-Wang (optimal decomposition), Koskela et al.
-(numerical PLD), Balle et al.'s generic-randomizer and k-RR closed forms.
+* :func:`scw_delta` -- Su-Cheng-Wang (S&P 2026): the optimal (blanket) decomposition; for
+  L-bit RR the untruncated blanket count, equal at L = 1 to the stronger-clone pair
+  (evaluated there; for L >= 2 see :mod:`exactdp.apps.blanket_count`).
+* :func:`koskela_delta` -- Koskela-Heikkila-Honkela (arXiv 2106.00477): the pair their
+  FFT accountant evaluates -- Balle et al.'s 2-RR blanket pair at L = 1, the FMT'21 clone
+  pair at L >= 2 -- evaluated certifiably (their discretisation is not).
+
+Not implemented: Balle et al.'s generic-randomizer and k-RR closed forms.
 
 Evaluation of the clone pair (derivation, used by :func:`clone_delta`)
 ---------------------------------------------------------------------
@@ -102,7 +108,8 @@ __all__ = ["eps0_rr", "exp_eps0_rr", "fmt21_closed_form", "clone_delta", "clone_
            "PeerBound", "peer_bounds", "VARIANTS", "rr_variation_ratio", "mixture_clone_delta",
            "vr_delta", "vr_epsilon", "rr_blanket_parameters", "blanket_delta", "blanket_epsilon",
            "BLANKET_METHODS", "bisect_epsilon", "CITATIONS", "certified_peer_deltas",
-           "certified_peer_epsilons", "binomial_window", "REFUTED", "UNPROVED"]
+           "certified_peer_epsilons", "binomial_window", "REFUTED", "UNPROVED", "scw_delta",
+           "scw_epsilon", "koskela_delta", "koskela_epsilon", "L1_ONLY"]
 
 VARIANTS = ("fmt21", "fmt23")
 
@@ -637,6 +644,121 @@ def blanket_epsilon(n, L, q, delta, *, method: str = "bennett", rel: float = 1e-
                           rel=rel)
 
 
+# ======================================================================
+# Su, Cheng, Wang (S&P 2026): the optimal (blanket) decomposition
+# ======================================================================
+
+def scw_delta(n, L, q, lam) -> Interval:
+    """Certified enclosure of Su-Cheng-Wang's optimal-decomposition bound at L = 1.
+
+    Su, Cheng, Wang, "Decomposition-Based Optimal Bounds for Privacy Amplification
+    via Shuffling", arXiv 2504.07414 (S&P 2026), abstract and main result: among all
+    decompositions of the general clone paradigm the privacy blanket's is optimal,
+    and the bound is the hockey-stick divergence of user 1's report hidden among the
+    other users' blanket reports (their "generalized privacy amplification random
+    variable", summed over a Bin(n - 1, gamma) count, computed by FFT).  For L-bit RR
+    the blanket is uniform with weight ``gamma = (2q)^L`` and that divergence is
+
+        sum_m Bin(n - 1, gamma)(m) delta_m(lam),
+
+    ``delta_m`` the exact divergence of x's vs x''s report among m uniform reports:
+    the *untruncated* blanket count (:mod:`exactdp.apps.blanket_count`, proved for
+    every pair in ``proofs/blanket_count.py``).  At L = 1 the count of ones is
+    ``Delta + Bin(m, 1/2)``, ``Delta ~ Bern(p)`` vs ``Bern(q)``, ``m ~ Bin(n-1, 2q)``:
+    exactly the stronger-clone pair with ``e^eps0 = p/q`` (tested against
+    ``blanket_count_delta(..., m_max=n-1)``), so it is evaluated by
+    :func:`clone_delta` (certified, any n).  For L >= 2 it is not evaluated here:
+    ``blanket_count_delta(n, L, q, lam, m_max=n-1)`` is it exactly for small n, and the
+    guarantee's ``blanket-exact-count`` (truncated) and ``blanket-exact-mgf`` are
+    certified upper bounds of it (docs/peers.md).
+
+    >>> from fractions import Fraction as F
+    >>> scw_delta(20, 1, F(1, 4), F(6, 5)) == clone_delta(20, 3, F(6, 5), variant="fmt23")
+    True
+    """
+    L = domains.L.parse(L)
+    q = domains.Q.parse(q)
+    if L != 1:
+        raise ParameterError("scw_delta evaluates L = 1 only; for L >= 2 use "
+                             "exactdp.apps.blanket_count.blanket_count_delta(m_max=n-1)")
+    return clone_delta(n, exp_eps0_rr(1, q), lam, variant="fmt23")
+
+
+def scw_epsilon(n, L, q, delta, *, rel: float = 1e-6) -> Interval:
+    """Certified ``[eps_lo, eps_hi]`` of :func:`scw_delta`'s ``eps(delta)`` (L = 1).
+
+    >>> from fractions import Fraction as F
+    >>> scw_epsilon(100, 1, F(1, 4), F(1, 10), rel=1e-3).upper < 1
+    True
+    """
+    L = domains.L.parse(L)
+    q = domains.Q.parse(q)
+    if L != 1:
+        raise ParameterError("scw_epsilon evaluates L = 1 only (see scw_delta)")
+    return clone_epsilon(n, exp_eps0_rr(1, q), delta, variant="fmt23", rel=rel)
+
+
+# ======================================================================
+# Koskela, Heikkila, Honkela (arXiv 2106.00477): PLD accounting of the shuffler
+# ======================================================================
+
+def koskela_delta(n, L, q, lam) -> Interval:
+    """Certified enclosure of the pair Koskela et al. account, for L-bit RR.
+
+    Koskela, Heikkila, Honkela, "Tight Accounting in the Shuffle Model of
+    Differential Privacy", arXiv 2106.00477: a numerical (FFT) privacy-loss
+    accountant of (i) the FMT'21 clone pair for a general eps0-LDP randomizer and
+    (ii) Balle et al.'s (CRYPTO 2019) blanket pair for k-randomized response.  The
+    FFT's discretisation error is theirs; what is certified here is the *pair* it
+    accounts:
+
+    * L >= 2 (L-bit RR is not k-RR): the FMT'21 clone pair -- the same numbers
+      as :func:`clone_delta` ``variant="fmt21"`` (``clone-fmt21``);
+    * L = 1 (2-RR, ``gamma = 2q``, each other user outputs each value with
+      probability ``gamma/k = q`` from the blanket): the counts (N1, N2) of the two
+      values among the others' blanket reports, ``Mult(n - 1; q, q)``, and user 1's
+      report x vs x' outside the blanket: ``P = (N1 + 1, N2)``, ``Q = (N1, N2 + 1)``
+      (privacy loss ``log((N1 + 1)/N2)``: their "strong adversary" pair, as in the authors' code
+      ``DPBayes/PLD-Accountant``, ``experimental_shufflers/blankets_fig4``).  With
+      ``C = N1 + N2 ~ Bin(n - 1, 2q)``, ``N1 | C ~ Bin(C, 1/2)`` this is
+      :func:`mixture_clone_delta` with ``alpha1 = 1, alpha0 = 0, rate = 2q``.  It is
+      a valid upper bound: it is at least ``(1 - gamma)`` times itself, the split
+      clone with ``R(x) = (1 - 2q) 1_x + 2q U`` (:mod:`exactdp.apps.split_clone`,
+      proved), and is above the stronger-clone / blanket-count value (tested).
+
+    >>> from fractions import Fraction as F
+    >>> koskela_delta(20, 1, F(1, 4), F(6, 5)).upper > scw_delta(20, 1, F(1, 4), F(6, 5)).upper
+    True
+    """
+    L = domains.L.parse(L)
+    q = domains.Q.parse(q)
+    if L >= 2:
+        return clone_delta(n, exp_eps0_rr(L, q), lam, variant="fmt21")
+    lam = domains.LAM.parse(lam)
+    if lam >= exp_eps0_rr(1, q):       # shuffled RR is (eps0, 0)-DP: capped at the local level
+        return Interval.exact(0)
+    return mixture_clone_delta(n, 1, 0, 2 * q, lam)
+
+
+def koskela_epsilon(n, L, q, delta, *, rel: float = 1e-6) -> Interval:
+    """Certified ``[eps_lo, eps_hi]`` of :func:`koskela_delta`'s ``eps(delta)``.
+
+    At L = 1 the pair's likelihood ratio ``(N1 + 1)/N2`` is unbounded; like every bound
+    here it is capped at the local level (``delta = 0`` from ``e^eps0`` on).
+
+    >>> from fractions import Fraction as F
+    >>> koskela_epsilon(100, 2, F(1, 4), F(1, 10), rel=1e-3) == clone_epsilon(
+    ...     100, 9, F(1, 10), variant="fmt21", rel=1e-3)
+    True
+    """
+    L = domains.L.parse(L)
+    q = domains.Q.parse(q)
+    e0 = exp_eps0_rr(L, q)
+    if L >= 2:
+        return clone_epsilon(n, e0, delta, variant="fmt21", rel=rel)
+    return bisect_epsilon(lambda lam: koskela_delta(n, 1, q, lam), e0, delta, rel=rel)
+
+
 def _clamp01(lo: Fraction, hi: Fraction) -> Interval:
     """``[lo, hi]`` intersected with ``[0, 1]`` (a delta is a probability)."""
     one, zero = Fraction(1), Fraction(0)
@@ -730,7 +852,14 @@ CITATIONS = {
     "variation-ratio": "Wang et al. PVLDB 17(8) 2024 (variation-ratio reduction, (p, beta, q))",
     "blanket-hoeffding": "Balle-Bell-Gascon-Nissim CRYPTO 2019 (privacy blanket, Hoeffding)",
     "blanket-bennett": "Balle-Bell-Gascon-Nissim CRYPTO 2019 (privacy blanket, Bennett)",
+    "scw-blanket": ("Su-Cheng-Wang S&P 2026, arXiv 2504.07414 (optimal = blanket decomposition; "
+                    "L = 1 only: the untruncated blanket count = the stronger-clone pair)"),
+    "pld-koskela21": ("Koskela-Heikkila-Honkela arXiv 2106.00477 (pair of their PLD accountant: "
+                      "Balle'19 k-RR blanket pair at L = 1, FMT'21 clone pair at L >= 2)"),
 }
+
+#: peers evaluated only at L = 1 (absent from certified_peer_* at L >= 2)
+L1_ONLY = ("scw-blanket",)
 
 
 #: peer bounds refuted by an exact counterexample: name -> where (never used as an upper end)
@@ -754,18 +883,33 @@ UNPROVED = {
 def certified_peer_deltas(n, L, q, lam) -> dict:
     """Every certified peer bound's ``delta(lam)`` enclosure, by name (:data:`CITATIONS`)."""
     e0 = exp_eps0_rr(L, q)
-    return {"clone-fmt21": clone_delta(n, e0, lam, variant="fmt21"),
-            "clone-fmt23": clone_delta(n, e0, lam, variant="fmt23"),
-            "variation-ratio": vr_delta(n, L, q, lam),
-            "blanket-hoeffding": blanket_delta(n, L, q, lam, method="hoeffding"),
-            "blanket-bennett": blanket_delta(n, L, q, lam, method="bennett")}
+    out = {"clone-fmt21": clone_delta(n, e0, lam, variant="fmt21"),
+           "clone-fmt23": clone_delta(n, e0, lam, variant="fmt23"),
+           "variation-ratio": vr_delta(n, L, q, lam),
+           "blanket-hoeffding": blanket_delta(n, L, q, lam, method="hoeffding"),
+           "blanket-bennett": blanket_delta(n, L, q, lam, method="bennett")}
+    _add_issue19_peers(out, n, L, q, lambda: koskela_delta(n, L, q, lam))
+    return out
 
 
 def certified_peer_epsilons(n, L, q, delta, *, rel: float = 1e-6) -> dict:
     """Every certified peer bound's ``eps(delta)`` enclosure, by name (:data:`CITATIONS`)."""
     e0 = exp_eps0_rr(L, q)
-    return {"clone-fmt21": clone_epsilon(n, e0, delta, variant="fmt21", rel=rel),
-            "clone-fmt23": clone_epsilon(n, e0, delta, variant="fmt23", rel=rel),
-            "variation-ratio": vr_epsilon(n, L, q, delta, rel=rel),
-            "blanket-hoeffding": blanket_epsilon(n, L, q, delta, method="hoeffding", rel=rel),
-            "blanket-bennett": blanket_epsilon(n, L, q, delta, method="bennett", rel=rel)}
+    out = {"clone-fmt21": clone_epsilon(n, e0, delta, variant="fmt21", rel=rel),
+           "clone-fmt23": clone_epsilon(n, e0, delta, variant="fmt23", rel=rel),
+           "variation-ratio": vr_epsilon(n, L, q, delta, rel=rel),
+           "blanket-hoeffding": blanket_epsilon(n, L, q, delta, method="hoeffding", rel=rel),
+           "blanket-bennett": blanket_epsilon(n, L, q, delta, method="bennett", rel=rel)}
+    _add_issue19_peers(out, n, L, q, lambda: koskela_epsilon(n, L, q, delta, rel=rel))
+    return out
+
+
+def _add_issue19_peers(out: dict, n, L, q, koskela_l1) -> None:
+    """Su-Cheng-Wang and Koskela et al. from the values already in ``out`` where they are
+    the same pair (tested): SCW = stronger clone at L = 1 (absent at L >= 2, see
+    :func:`scw_delta`); Koskela = FMT'21 clone at L >= 2, its own pair at L = 1."""
+    if L == 1:
+        out["scw-blanket"] = out["clone-fmt23"]
+        out["pld-koskela21"] = koskela_l1()
+    else:
+        out["pld-koskela21"] = out["clone-fmt21"]
