@@ -285,6 +285,10 @@ class PrivacyRatio:
                 "ex_above": "delta", "ex_below": "delta"}[s_kind]
         what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
         key = ("split", s_kind, x, eps, digits, excess)
+        if key not in self.cache and not fwd and s_kind in ("p_below", "ex_below"):
+            tilted = self._tilted(s, s_kind, digits, excess, prec)
+            if tilted is not None:
+                self.cache[key] = tilted
         if key not in self.cache:
             # a few digits (the inverse queries' certification asks up to 7): start at
             # 10^-(digits+3) and refine up to four times; more digits: start at 1e-8 and stop
@@ -328,9 +332,38 @@ class PrivacyRatio:
                 tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
+        if tol is None:         # the tilted strategy (attempts: the relative aim)
+            return require_digits(iv, digits, what.replace("fourier strategy", "tilted strategy"),
+                                  f"(tilted, relative aim {attempts:.0e}); ask for fewer digits")
         return require_digits(iv, digits, what,
                               f"after {attempts} attempt(s) (truncation {tol:.0e}); the Fourier "
                               "strategy reaches a few digits: ask for fewer")
+
+    def _tilted(self, s, s_kind, digits, excess, prec):
+        """The reverse direction's lower tail by exponential tilting
+        (:mod:`exactdp.engine.tilted`) when its Chernoff bound is below
+        10^:data:`~exactdp.engine.tilted.CHERNOFF_ROUTE` (the heavy/light strategy's
+        absolute resolution does not reach such values): ``(interval, aim, None)`` for
+        the cache, or ``None`` (the heavy/light strategy instead).  The strategy used is
+        recorded in the cache (``("tilted used",)``) for the reports."""
+        from ..engine.tilted import CHERNOFF_ROUTE, log10_chernoff, tilted_sums
+        if log10_chernoff(self.mechanism, self.N, s) >= CHERNOFF_ROUTE:
+            return None
+        iv = None
+        for rel in (10.0 ** -(digits + 2), 10.0 ** -(digits + 4)):
+            rel = min(max(rel, 1e-15), 1e-3)
+            try:
+                r = tilted_sums(self.mechanism, self.N, s, excess=excess, rel=rel, prec=prec)
+            except (PrecisionError, CapacityError):
+                break
+            got = r.ex_below if s_kind == "ex_below" else r.p_below
+            iv = got if iv is None else iv.intersect(got)
+            if meets_digits(iv, digits):
+                break
+        if iv is None:
+            return None
+        self.cache[("tilted used",)] = True
+        return iv, rel, None
 
     # ---------------------------------------------------------- tail queries
     def _x_or_eps(self, x, eps):
