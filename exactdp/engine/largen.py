@@ -90,6 +90,10 @@ N = 10^7), this replaces a width of order ``tol * max S`` by ``tol * s``.
 Every term is an arb ball or an explicit bound, so the result is an enclosure:
 truncated heavy mass, Chernoff tails, smoothing, quadrature and Taylor errors
 all enter the width.  Nothing here is a normal or saddlepoint approximation.
+
+The enclosures' widths are absolute (of the order of the truncation), so a far lower tail
+(the reverse direction, ``P[S < 1/lam]`` ~ 1e-8485 at L = 40, N = 10^7) is only bounded from
+above here; :mod:`exactdp.engine.tilted` gives those with relative precision.
 """
 
 from __future__ import annotations
