@@ -62,6 +62,16 @@ the tilted law is again ``N`` iid users over categories with weights ``w_l``) bo
 law: few categories) the resolution ``a`` is coarsened tenfold, which only widens
 the enclosure.
 
+**Lattice route (no smoothing).**  The integer weights ``W_l = a^(2(L-l)) b^(2l)`` of
+000 (3.6) (``c_l = W_l / (ab)^L``) put ``S`` on a lattice: ``S = c_0 + Delta U`` with
+``U = sum_i V(Y_i)`` an integer, ``V_l = (W_l - W_0) / h``, ``h`` the gcd of the differences
+and ``Delta = h / ((ab)^L N)``.  When ``1/Delta <= LATTICE_MAX`` (rational ``q`` with small
+numerator and denominator: L = 3-16 at q = 1/4, 1/5, 0.2), the period of ``U``'s
+characteristic function is within reach and the smoothing (which cannot be proved there: the
+phases return to 0 mod 2 pi) is not needed: ``P(U = u)`` by inversion over one period and the
+geometric sums over ``u <= u*`` give ``J`` and ``K`` exactly as one integral each
+(:func:`_lattice`); a threshold on the lattice (rational ``s``) gives the hull of ``<`` and ``<=``.
+
 Every piece (prefactor, quadrature, tails, smoothing, ``Q_a``, rounding) is an arb
 ball or an explicit bound: the result is an enclosure, never a saddlepoint
 approximation.
