@@ -103,6 +103,9 @@ __all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "prefa
 CHERNOFF_ROUTE = -30.0
 #: coarsenings of the smoothing resolution tried when the decay proof fails
 MAX_COARSEN = 6
+#: band bounds one decay proof may evaluate before the resolution is coarsened tenfold
+#: (a cost choice: a coarser resolution only widens the enclosure)
+DECAY_BANDS = 250_000
 
 
 @dataclass(frozen=True)
@@ -270,7 +273,7 @@ def _smoothed(law, N, t, s, *, excess, rel, eps, prec):
     for _ in range(MAX_COARSEN):
         sg = a / K_SMOOTH
         try:
-            T1, T2 = law.decay_bands(N, U1, sg, eps)
+            T1, T2 = law.decay_bands(N, U1, sg, eps, max_bands=DECAY_BANDS)
             break
         except PrecisionError:
             a *= 10
