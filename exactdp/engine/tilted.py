@@ -96,7 +96,8 @@ from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, cf_pair
 
-__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "prefactor", "CHERNOFF_ROUTE"]
+__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "chernoff_bounds", "prefactor",
+           "CHERNOFF_ROUTE", "DECAY_BANDS"]
 
 #: below this Chernoff bound (log10) the reverse direction's lower tail goes to the
 #: tilted strategy: the heavy/light strategy's absolute resolution ends near 1e-30
@@ -212,6 +213,25 @@ def log10_chernoff(mech: Mechanism, N: int, s) -> float:
     return min(0.0, (N * lm + t * float(_s_arb(s))) / math.log(10))
 
 
+def chernoff_bounds(mech: Mechanism, N: int, s, prec: int = 160):
+    """Certified upper bounds ``(P[S < s], E(s - S)+)`` as arb balls: ``m(t)^N e^{ts}`` times
+    ``J <= 1`` and ``K <= 1/(e t)`` (module doc) at the saddle point; ``None`` when ``s`` is not
+    in the lower tail.  Cheap (no integral): for scans that only compare with a target.
+
+    >>> b, e = chernoff_bounds(Mechanism(40, "0.351"), 10**7, Fraction(1, 7))
+    >>> b < arb(10) ** -1000 and e < b
+    True
+    """
+    try:
+        t = saddle_point(mech, N, s)
+    except PrecisionError:
+        return None
+    with ctx.workprec(prec):
+        lp = prefactor(mech, N, s, t, prec)[0]
+        b = lp.exp()
+        return b, b / (arb(1).exp() * arb(t))
+
+
 def prefactor(mech: Mechanism, N: int, s, t: float, prec: int = 160):
     """``(log m(t)^N e^{ts}, A, tilted probabilities, weights)`` in arb at ``prec`` bits:
     ``m(t) = sum_{l in A} pi0_l e^{-t w_l}`` (000 (3.7), (3.2)), ``pi_l(t) = pi0_l e^{-t w_l} / m(t)``.
@@ -262,7 +282,7 @@ def _window(sd: float, eps: float) -> float:
     return (math.sqrt(2 * math.log(1 / eps) + 10) + 4) / sd
 
 
-def _smoothed(law, N, t, s, *, excess, rel, eps, prec):
+def _smoothed(law, N, t, s, *, excess, rel, eps, prec, max_bands):
     """``(J, K)`` enclosures by the smoothed Fourier route (module doc), and ``a``."""
     th = arb(t)
     sd = law.sdf
@@ -273,7 +293,7 @@ def _smoothed(law, N, t, s, *, excess, rel, eps, prec):
     for _ in range(MAX_COARSEN):
         sg = a / K_SMOOTH
         try:
-            T1, T2 = law.decay_bands(N, U1, sg, eps, max_bands=DECAY_BANDS)
+            T1, T2 = law.decay_bands(N, U1, sg, eps, max_bands=max_bands)
             break
         except PrecisionError:
             a *= 10
@@ -435,13 +455,15 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None):
 
 
 def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float = 1e-8,
-                prec: int = 160) -> TiltedSums:
+                prec: int = 160, max_bands: int = DECAY_BANDS) -> TiltedSums:
     """Certified ``P[S < s]`` (the enclosure holds for ``P[S <= s]`` too) and, when
     ``excess``, ``E(s - S)+`` under the null law, ``S`` the sum of ``N`` users' weights
     (000 (3.6)), by tilting (module doc).  ``rel`` is the relative width aimed at
     (smoothing ``4ta`` and quadrature); the result is an enclosure whatever width it
     reaches.  S on a lattice of at most :data:`LATTICE_MAX` points per unit goes the
-    exact lattice route (no smoothing).
+    exact lattice route (no smoothing).  ``max_bands``: the band bounds one decay proof
+    may use before the smoothing resolution ``a`` is coarsened tenfold (``r.a`` says
+    where it ended).
 
     >>> r = tilted_sums(Mechanism(3, "1/4"), 50, Fraction(1, 4))
     >>> r.p_below.lower > 0, r.t > 0
@@ -469,7 +491,8 @@ def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float 
                              exact=None if isinstance(s, arb) else Fraction(s))
             a, integrals = 0.0, (3 if excess else 2)
         else:
-            pairs, a, integrals = _smoothed(law, N, t, sa, excess=excess, rel=rel, eps=eps, prec=prec)
+            pairs, a, integrals = _smoothed(law, N, t, sa, excess=excess, rel=rel, eps=eps, prec=prec,
+                                            max_bands=max_bands)
         caps = [arb(1), 1 / (arb(1).exp() * th)]      # 0 <= h <= 1, 0 <= h2 <= 1/(e t)
         ivs = []
         for (lo, hi), cap in zip(pairs, caps):

@@ -346,20 +346,28 @@ class PrivacyRatio:
         absolute resolution does not reach such values): ``(interval, aim, None)`` for
         the cache, or ``None`` (the heavy/light strategy instead).  The strategy used is
         recorded in the cache (``("tilted used",)``) for the reports."""
-        from ..engine.tilted import CHERNOFF_ROUTE, log10_chernoff, tilted_sums
+        from ..engine.tilted import CHERNOFF_ROUTE, DECAY_BANDS, log10_chernoff, tilted_sums
         if log10_chernoff(self.mechanism, self.N, s) >= CHERNOFF_ROUTE:
             return None
         iv = None
-        for rel in (10.0 ** -(digits + 2), 10.0 ** -(digits + 4)):
-            rel = min(max(rel, 1e-15), 1e-3)
+        rel = min(max(10.0 ** -(digits + 2), 1e-15), 1e-3)
+        bands = DECAY_BANDS
+        for _ in range(2):
             try:
-                r = tilted_sums(self.mechanism, self.N, s, excess=excess, rel=rel, prec=prec)
+                r = tilted_sums(self.mechanism, self.N, s, excess=excess, rel=rel, prec=prec,
+                                max_bands=bands)
             except (PrecisionError, CapacityError):
                 break
             got = r.ex_below if s_kind == "ex_below" else r.p_below
             iv = got if iv is None else iv.intersect(got)
             if meets_digits(iv, digits):
                 break
+            # the smoothing was coarsened (the decay proof ran out of bands): a larger band
+            # budget at the same aim; else a finer aim
+            if r.a > 2 * rel / (8 * r.t):
+                bands *= 8
+            else:
+                rel = max(rel * 1e-2, 1e-15)
         if iv is None:
             return None
         self.cache[("tilted used",)] = True
