@@ -168,3 +168,24 @@ def test_worst_still_reports_the_forward_direction(capsys):
     rec = json.loads(out)
     assert rec["strategy"] == "fourier+tilted"
     assert F(13, 10**4) < F(rec["eta"]["lower"]) <= F(rec["eta"]["upper"]) < F(14, 10**4)
+
+
+def test_chernoff_bounds_are_above_the_enclosures():
+    from exactdp.engine.tilted import chernoff_bounds
+    from exactdp.core.interval import arb_to_interval
+    m, N, s = Mechanism(40, "0.30"), 10**7, F(1, 7)
+    b, e = chernoff_bounds(m, N, s)
+    r = tilted_sums(m, N, s, excess=True, rel=1e-6)
+    assert r.p_below.upper <= arb_to_interval(b).lower and r.ex_below.upper <= arb_to_interval(e).lower
+    assert chernoff_bounds(m, N, F(3, 2)) is None
+
+
+@pytest.mark.slow
+def test_calibrate_in_reverse_at_deployment_scale(capsys):
+    """The scan places far lower tails by their certified Chernoff bound (~2 min)."""
+    rc, out, err = _run(["calibrate", "-N", "10000000", "-L", "40", "--eps", "2", "--eta", "0.01",
+                         "--direction", "reverse", "--json", "--quiet"], capsys)
+    assert rc == 0, err
+    rec = json.loads(out)
+    text = json.dumps(rec)
+    assert "0.2744" in text, text[:400]
