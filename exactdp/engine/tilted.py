@@ -114,7 +114,13 @@ class TiltedSums:
     """Certified ``p_below = P[S < s]`` (also ``P[S <= s]``) and ``ex_below = E(s - S)+``
     (``None`` unless asked) under the null law, with the pieces of the certificate:
     the tilt ``t``, ``log10`` of the prefactor ``m(t)^N e^{ts}``, the enclosures of
-    ``J`` and ``K``, the smoothing half-width ``a`` and the integrals computed."""
+    ``J`` and ``K``, the smoothing half-width ``a`` (0 on the exact-lattice route) and the
+    integrals computed.  ``p_below`` is ``m(t)^N e^{ts}`` (000 (3.6)-(3.7)) times ``J``.
+
+    >>> r = tilted_sums(Mechanism(3, "1/4"), 200, Fraction(1, 3))
+    >>> r.a, r.J.upper <= 1, round(r.log10_prefactor) <= 0
+    (0.0, True, True)
+    """
 
     p_below: Interval
     ex_below: Interval | None
