@@ -97,11 +97,15 @@ from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, cf_pair
 
 __all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "chernoff_bounds", "prefactor",
-           "CHERNOFF_ROUTE", "DECAY_BANDS"]
+           "CHERNOFF_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
 
 #: below this Chernoff bound (log10) the reverse direction's lower tail goes to the
 #: tilted strategy: the heavy/light strategy's absolute resolution ends near 1e-30
 CHERNOFF_ROUTE = -30.0
+#: below 10^TILT_FLOOR (a certified Chernoff bound) the value is reported as that bound: an
+#: exact-rational enclosure of a number below 1e-1000000 (a Fraction with millions of bits)
+#: is slow to handle and print, and no query needs its digits
+TILT_FLOOR = -10**6
 #: coarsenings of the smoothing resolution tried when the decay proof fails
 MAX_COARSEN = 6
 #: band bounds one decay proof may evaluate before the resolution is coarsened tenfold

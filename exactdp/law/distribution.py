@@ -333,7 +333,11 @@ class PrivacyRatio:
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
         if tol is None:         # the tilted strategy (attempts: the relative aim)
-            return require_digits(iv, digits, what.replace("fourier strategy", "tilted strategy"),
+            what = what.replace("fourier strategy", "tilted strategy")
+            if attempts == "bound":
+                return require_digits(iv, digits, what, "(a certified Chernoff bound: the value is "
+                                      "below 1e-1000000, beyond the digits of any query)")
+            return require_digits(iv, digits, what,
                                   f"(tilted, relative aim {attempts:.0e}); ask for fewer digits")
         return require_digits(iv, digits, what,
                               f"after {attempts} attempt(s) (truncation {tol:.0e}); the Fourier "
@@ -346,9 +350,17 @@ class PrivacyRatio:
         absolute resolution does not reach such values): ``(interval, aim, None)`` for
         the cache, or ``None`` (the heavy/light strategy instead).  The strategy used is
         recorded in the cache (``("tilted used",)``) for the reports."""
-        from ..engine.tilted import CHERNOFF_ROUTE, DECAY_BANDS, log10_chernoff, tilted_sums
+        from ..engine.tilted import (CHERNOFF_ROUTE, DECAY_BANDS, TILT_FLOOR, chernoff_bounds,
+                                     log10_chernoff, tilted_sums)
         if log10_chernoff(self.mechanism, self.N, s) >= CHERNOFF_ROUTE:
             return None
+        with ctx.workprec(prec):
+            cb = chernoff_bounds(self.mechanism, self.N, s, prec)
+            if cb is not None and cb[1 if s_kind == "ex_below" else 0] < arb(10) ** TILT_FLOOR:
+                # below 1e-1000000: the certified Chernoff bound is the answer (m(t)^N e^{ts}
+                # times J <= 1, resp. K <= 1/(e t); exactdp.engine.tilted.TILT_FLOOR)
+                self.cache[("tilted used",)] = True
+                return Interval(Fraction(0), Fraction(1, 10 ** -TILT_FLOOR)), "bound", None
         iv = None
         rel = min(max(10.0 ** -(digits + 2), 1e-15), 1e-3)
         bands = DECAY_BANDS
