@@ -189,3 +189,11 @@ def test_calibrate_in_reverse_at_deployment_scale(capsys):
     rec = json.loads(out)
     text = json.dumps(rec)
     assert "0.2744" in text, text[:400]
+
+
+def test_values_below_the_floor_are_the_certified_bound():
+    from exactdp.core.errors import DigitsNotMetError
+    d = from_randomized_response(10**7, 40, "0.45", "reverse")
+    with pytest.raises(DigitsNotMetError, match="Chernoff bound") as e:
+        d.eta(eps=2, digits=3)
+    assert e.value.reached.lower == 0 and e.value.reached.upper == F(1, 10**10**6)
