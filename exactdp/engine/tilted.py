@@ -72,6 +72,12 @@ phases return to 0 mod 2 pi) is not needed: ``P(U = u)`` by inversion over one p
 geometric sums over ``u <= u*`` give ``J`` and ``K`` exactly as one integral each
 (:func:`_lattice`); a threshold on the lattice (rational ``s``) gives the hull of ``<`` and ``<=``.
 
+**Routing and cost.**  ``PrivacyRatio`` (reverse direction, beyond the tree) sends
+``P[S < s]`` and ``E(s - S)+`` here when the saddle-point Chernoff estimate is below
+``10^CHERNOFF_ROUTE`` (the heavy/light strategy's widths are absolute, ~its truncation);
+below ``10^TILT_FLOOR`` the certified bound :func:`chernoff_bounds` is the answer.  One decay
+proof may use ``DECAY_BANDS`` band bounds before ``a`` is coarsened (a cost choice).
+
 Every piece (prefactor, quadrature, tails, smoothing, ``Q_a``, rounding) is an arb
 ball or an explicit bound: the result is an enclosure, never a saddlepoint
 approximation.
