@@ -231,6 +231,16 @@ def test_finding5_reverse_direction_below():
     assert iv.upper < F(1, 10**exp), iv
 
 
+def test_reverse_direction_tilted_sentence():
+    lo, hi = find(r"--direction reverse` prints\s+`eta in \[([0-9.e-]+), ([0-9.e-]+)\]`")
+    iv = from_randomized_response(10**7, 40, "0.351", "reverse").eta(eps=2, digits=4)
+    assert iv.lower >= F(lo) and iv.upper <= F(hi) and iv.relative_width() <= 1e-4
+    for q, v in (("0.30", "1.0966e-45"), ("0.40", "4.457e-254114")):
+        (got,) = find(rf"q = {q}: ({re.escape(v)})")
+        iv = from_randomized_response(10**7, 40, q, "reverse").eta(eps=2, digits=4)
+        assert abs(iv.mid / F(got) - 1) < F(10) ** -(len(got.split("e")[0]) - 2), (q, iv)
+
+
 # ------------------------------------------------------------------ guarantee
 def test_guarantee_l1_canonical_not_worst():
     from exactdp.apps.allpairs import worst_delta

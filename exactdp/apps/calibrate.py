@@ -99,13 +99,27 @@ def _dec(x: Fraction, digits: int) -> str:
 
 
 def _quantity(N, L, q, direction, kind, lam, *, eps, method, digits=10, max_seconds=None,
-              fourier=False):
+              fourier=False, target=None):
     """eta or delta at q: ``fast`` (an estimate) or certified (an enclosure, possibly wider
     than ``digits`` asks).  ``fourier``: beyond the tree's capacity, straight to the Fourier
     strategy (no per-q capacity prediction; the fast value is its 3-digit enclosure),
     the automatic choice only where that strategy cannot smooth the light law."""
     d = from_randomized_response(N, L, q, direction)
     f = d.eta if kind == "eta" else d.delta
+    if fourier and method == "fast" and direction == "reverse" and target is not None:
+        # the scan compares with the target only: a far lower tail (exactdp.engine.tilted)
+        # far below it is placed by its certified Chernoff bound, not computed to 3 digits
+        from flint import arb, ctx, fmpq
+        from ..core.lam import exp_ball
+        from ..engine.tilted import chernoff_bounds
+        with ctx.workprec(160):
+            lam_b = exp_ball(eps) if eps is not None else arb(fmpq(lam.numerator, lam.denominator))
+            cb = chernoff_bounds(d.mechanism, N, 1 / lam_b)
+            if cb is not None:
+                bound = cb[0] if kind == "eta" else cb[1] * lam_b
+                if bound < arb(1e-30) and bound < arb(fmpq(target.numerator, target.denominator)) / 1000:
+                    u = float(bound.upper()) * (1 + 1e-9) + 1e-300
+                    return Estimate(u / 2, u / 2, "fast estimate (certified Chernoff bound)")
     if fourier:
         try:
             iv = f(lam, eps, digits=3 if method == "fast" else digits, method="fourier")
@@ -188,7 +202,8 @@ def calibrate(N, L, *, lam=None, eps=None, eta=None, delta=None, direction: str 
         key = (Fraction(qq), method, digits)
         if key not in memo:
             memo[key] = _quantity(N, L, qq, direction, kind, lam, eps=eps, method=method,
-                                  digits=digits, max_seconds=max_seconds, fourier=fourier)
+                                  digits=digits, max_seconds=max_seconds, fourier=fourier,
+                                  target=target)
         return memo[key]
 
     def g_fast(qf: float) -> float:

@@ -254,7 +254,7 @@ def _cmd_eta_delta(args, which: str) -> int:
     rec.update({which: res.to_dict(digits) if not fast else res.to_dict(),
                 "method": "fast" if fast else "exact", "seconds": round(seconds, 4)})
     if not fast:
-        rec["strategy"] = _strategy(dist)
+        rec["strategy"] = _label(dist)
         if _engines(dist):
             rec["engine"] = _engines(dist)
     if which == "eta":
@@ -275,7 +275,7 @@ def _cmd_eta_delta(args, which: str) -> int:
         else:
             d = res.to_dict(digits)
             print(f"{which} in [{d['lower']}, {d['upper']}]  ({what}, {direction}, N={N}, L={L}, "
-                  f"q={args.q}; certified, {_strategy(dist)}"
+                  f"q={args.q}; certified, {_label(dist)}"
                   f"{' (' + _engines(dist) + ' kernel)' if _engines(dist) else ''}, {seconds:.2f} s)")
     return 0
 
@@ -318,6 +318,18 @@ def _strategy(dist) -> str:
     return one.choose_method()
 
 
+def _label(dist) -> str:
+    """The strategy for the reports: :func:`_strategy`, plus ``tilted`` when the reverse
+    direction's lower tail came from :mod:`exactdp.engine.tilted` (``fourier+tilted``;
+    ``tilted`` alone for the reverse direction)."""
+    base = _strategy(dist)
+    parts = [dist.forward, dist.reverse] if hasattr(dist, "forward") else [dist]
+    used = [getattr(d, "cache", None) is not None and ("tilted used",) in d.cache for d in parts]
+    if not any(used):
+        return base
+    return "tilted" if len(parts) == 1 else f"{base}+tilted"
+
+
 def _cmd_epsilon(args) -> int:
     if args.k is not None:
         return _cmd_k(args, "epsilon")
@@ -336,7 +348,7 @@ def _cmd_epsilon(args) -> int:
     rec = _base_record(args, N, L, q, direction)
     rec.update({"target": {target_name: str(args.delta if args.delta is not None else args.eta)},
                 "eps": res.to_dict(digits + 1), "lam": _lam_dict(res, digits + 1),
-                "digits": digits, "certified": True, "strategy": _strategy(dist),
+                "digits": digits, "certified": True, "strategy": _label(dist),
                 "seconds": round(seconds, 4)})
     if args.json:
         print(json.dumps(rec, indent=2))
@@ -344,7 +356,7 @@ def _cmd_epsilon(args) -> int:
         d = res.to_dict(digits + 1)
         print(f"smallest eps with {target_name} <= {rec['target'][target_name]}: "
               f"eps in [{d['lower']}, {d['upper']}]  ({direction}, N={N}, L={L}, q={args.q}; "
-              f"certified, {_strategy(dist)}, {seconds:.2f} s)")
+              f"certified, {_label(dist)}, {seconds:.2f} s)")
     return 0
 
 
@@ -429,7 +441,7 @@ def _cmd_dist(args) -> int:
          "mass": {"lower": dec(m["lower"], "floor"), "upper": dec(m["upper"], "ceiling")}}
         for a, b, m in zip(edges, edges[1:], masses)],
         "mass_below_first_edge": ivd(below), "mass_above_last_edge": ivd(above),
-        "strategy": _strategy(dist), "seconds": round(seconds, 4)})
+        "strategy": _label(dist), "seconds": round(seconds, 4)})
     if lam is not None:
         rec["lam"] = str(args.lam)
         rec["mass_beyond_lam"] = ivd(beyond)
@@ -442,7 +454,7 @@ def _cmd_dist(args) -> int:
         print(json.dumps(rec, indent=2))
     else:
         print(f"law of R ({direction}, N={N}, L={L}, q={args.q}), {len(masses)} bins, "
-              f"{'certified, ' + _strategy(dist) if method == 'exact' else 'fast'}; {seconds:.2f} s")
+              f"{'certified, ' + _label(dist) if method == 'exact' else 'fast'}; {seconds:.2f} s")
         width = max(float(m["upper"]) for m in masses) or 1.0
         for a, m in zip(edges, masses):
             bar = "#" * int(round(40 * float(m["upper"]) / width))

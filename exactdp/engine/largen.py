@@ -90,6 +90,10 @@ N = 10^7), this replaces a width of order ``tol * max S`` by ``tol * s``.
 Every term is an arb ball or an explicit bound, so the result is an enclosure:
 truncated heavy mass, Chernoff tails, smoothing, quadrature and Taylor errors
 all enter the width.  Nothing here is a normal or saddlepoint approximation.
+
+The enclosures' widths are absolute (of the order of the truncation), so a far lower tail
+(the reverse direction, ``P[S < 1/lam]`` ~ 1e-8485 at L = 40, N = 10^7) is only bounded from
+above here; :mod:`exactdp.engine.tilted` gives those with relative precision.
 """
 
 from __future__ import annotations
@@ -105,7 +109,7 @@ from ..core.errors import CapacityError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 
-__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window"]
+__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window", "cf_pair"]
 
 #: radians a light category's phase may turn over the light Fourier window
 OMEGA = 400.0
@@ -1002,3 +1006,6 @@ def _split_sums(mech, N, s, outlier, excess, tol, *, resolution, prec, omega, ma
 LightLaw = _Light
 #: ``pmf_window(n, theta, float(theta), tol)``: the binomial pmf window with its tail bound.
 pmf_window = _pmf_window
+#: ``cf_pair(probs, xs, z)``: enclosures of ``f(+-z) = sum_l p_l e^{+-i z x_l}`` on a ball
+#: ``z`` (mean-value form), public for the tilted strategy :mod:`exactdp.engine.tilted`.
+cf_pair = _cf_pair

@@ -309,6 +309,10 @@ class PrivacyRatio:
                 "ex_above": "delta", "ex_below": "delta"}[s_kind]
         what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
         key = ("split", s_kind, x, eps, digits, excess)
+        if key not in self.cache and not fwd and s_kind in ("p_below", "ex_below"):
+            tilted = self._tilted(s, s_kind, digits, excess, prec)
+            if tilted is not None:
+                self.cache[key] = tilted
         if key not in self.cache:
             # a few digits (the inverse queries' certification asks up to 7): start at
             # 10^-(digits+3) and refine up to four times; more digits: start at 1e-8 and stop
@@ -352,11 +356,60 @@ class PrivacyRatio:
                 tol = max(nxt, 1e-280)
             self.cache[key] = (iv, attempts, tol)
         iv, attempts, tol = self.cache[key]
+        if tol is None:         # the tilted strategy (attempts: the relative aim)
+            what = what.replace("fourier strategy", "tilted strategy")
+            if attempts == "bound":
+                return require_digits(iv, digits, what, "(a certified Chernoff bound: the value is "
+                                      "below 1e-1000000, beyond the digits of any query)")
+            return require_digits(iv, digits, what,
+                                  f"(tilted, relative aim {attempts:.0e}); ask for fewer digits")
         hint = ("the value is too small for any digit (the enclosure's upper end is a certified "
                 "bound): ask for --direction worst, or omit this direction" if iv.lower == 0 else
                 "the Fourier strategy reaches a few digits: ask for fewer")
         return require_digits(iv, digits, what,
                               f"after {attempts} attempt(s) (truncation {tol:.0e}); {hint}")
+
+    def _tilted(self, s, s_kind, digits, excess, prec):
+        """The reverse direction's lower tail by exponential tilting
+        (:mod:`exactdp.engine.tilted`) when its Chernoff bound is below
+        10^:data:`~exactdp.engine.tilted.CHERNOFF_ROUTE` (the heavy/light strategy's
+        absolute resolution does not reach such values): ``(interval, aim, None)`` for
+        the cache, or ``None`` (the heavy/light strategy instead).  The strategy used is
+        recorded in the cache (``("tilted used",)``) for the reports."""
+        from ..engine.tilted import (CHERNOFF_ROUTE, DECAY_BANDS, TILT_FLOOR, chernoff_bounds,
+                                     log10_chernoff, tilted_sums)
+        if log10_chernoff(self.mechanism, self.N, s) >= CHERNOFF_ROUTE:
+            return None
+        with ctx.workprec(prec):
+            cb = chernoff_bounds(self.mechanism, self.N, s, prec)
+            if cb is not None and cb[1 if s_kind == "ex_below" else 0] < arb(10) ** TILT_FLOOR:
+                # below 1e-1000000: the certified Chernoff bound is the answer (m(t)^N e^{ts}
+                # times J <= 1, resp. K <= 1/(e t); exactdp.engine.tilted.TILT_FLOOR)
+                self.cache[("tilted used",)] = True
+                return Interval(Fraction(0), Fraction(1, 10 ** -TILT_FLOOR)), "bound", None
+        iv = None
+        rel = min(max(10.0 ** -(digits + 2), 1e-15), 1e-3)
+        bands = DECAY_BANDS
+        for _ in range(2):
+            try:
+                r = tilted_sums(self.mechanism, self.N, s, excess=excess, rel=rel, prec=prec,
+                                max_bands=bands)
+            except (PrecisionError, CapacityError):
+                break
+            got = r.ex_below if s_kind == "ex_below" else r.p_below
+            iv = got if iv is None else iv.intersect(got)
+            if meets_digits(iv, digits):
+                break
+            # the smoothing was coarsened (the decay proof ran out of bands): a larger band
+            # budget at the same aim; else a finer aim
+            if r.a > 2 * rel / (8 * r.t):
+                bands *= 8
+            else:
+                rel = max(rel * 1e-2, 1e-15)
+        if iv is None:
+            return None
+        self.cache[("tilted used",)] = True
+        return iv, rel, None
 
     # ---------------------------------------------------------- tail queries
     def _x_or_eps(self, x, eps):
