@@ -164,8 +164,13 @@ def test_cli_says_digits_not_reached_in_one_line(capsys):
                "--direction", "reverse"])
     err = capsys.readouterr().err
     assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
-    assert "asked for 3 significant digits, reached" in err
-    # an enclosure [0, u]: fewer digits would not help; the message says what would
+    assert "asked for 3 significant digits, reached" in err and "ask for fewer digits" in err
+    # an enclosure [0, u] (the certified bound below 1e-1000000, N = 10^8): fewer digits
+    # would not help; the message says what would
+    rc = main(["eta", "-N", "100000000", "-L", "5", "-q", "0.2446", "--eps", "2", "--digits", "3",
+               "--direction", "reverse"])
+    err = capsys.readouterr().err
+    assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
     assert "--direction worst" in err and "ask for fewer" not in err
     # more than it can reach is refused before any work (exit 2)
     rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])

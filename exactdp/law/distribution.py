@@ -360,7 +360,8 @@ class PrivacyRatio:
             what = what.replace("fourier strategy", "tilted strategy")
             if attempts == "bound":
                 return require_digits(iv, digits, what, "(a certified Chernoff bound: the value is "
-                                      "below 1e-1000000, beyond the digits of any query)")
+                                      "below 1e-1000000, beyond the digits of any query); ask for "
+                                      "--direction worst, or omit this direction")
             return require_digits(iv, digits, what,
                                   f"(tilted, relative aim {attempts:.0e}); ask for fewer digits")
         hint = ("the value is too small for any digit (the enclosure's upper end is a certified "
