@@ -35,6 +35,19 @@ CASES = [  # (N, L, q, eps, digits); the L = 5 and 8 eps are about 3 sd of R abo
 ]
 
 
+def isolated(target, args, limit):
+    """``target(*args, queue)`` in a fresh process (its own peak RSS, no shared cache), killed
+    after ``limit`` seconds: the record it put on the queue, or a time-out record."""
+    qu = mp.Queue()
+    p = mp.Process(target=target, args=(*args, qu))
+    p.start()
+    p.join(limit)
+    if p.is_alive():
+        p.kill()
+        return {"error": f"time-out after {limit} s"}
+    return qu.get()
+
+
 def run(case, direction, quantity, out):
     import resource
     import exactdp.engine.largen as LG
@@ -154,15 +167,7 @@ def reverse_main(a):
     rows = []
     for case in REVERSE_CASES:
         for quantity in ("eta", "delta"):
-            qu = mp.Queue()
-            p = mp.Process(target=run_reverse, args=(case, quantity, qu))
-            p.start()
-            p.join(a.limit)
-            if p.is_alive():
-                p.kill()
-                rec = {"error": f"time-out after {a.limit} s"}
-            else:
-                rec = qu.get()
+            rec = isolated(run_reverse, (case, quantity), a.limit)
             rec.update(dict(zip(("N", "L", "q", "eps", "digits"), case)))
             rec["quantity"] = quantity
             if quantity == "eta" and a.mc and rec.get("strategy") == "tilted":
@@ -221,15 +226,7 @@ def main():
             continue
         for quantity in (("eta", "delta") if a.delta else ("eta",)):
             for direction in a.directions.split(","):
-                qu = mp.Queue()
-                p = mp.Process(target=run, args=(case, direction, quantity, qu))
-                p.start()
-                p.join(a.limit)
-                if p.is_alive():
-                    p.kill()
-                    rec = {"error": f"time-out after {a.limit} s"}
-                else:
-                    rec = qu.get()
+                rec = isolated(run, (case, direction, quantity), a.limit)
                 rec.update(dict(zip(("N", "L", "q", "eps", "digits"), case)))
                 rec.update({"direction": direction, "quantity": quantity})
                 if "lower" in rec and a.mc and quantity == "eta":

@@ -342,3 +342,19 @@ def rounds_to(fn_iv, printed: str, prec: int = 200):
         return None, enc
     finally:
         ctx.prec = old
+
+
+# ------------------------------------------------ exact oracles shared by the proof scripts
+def report_prob(x, y, q) -> Fraction:
+    """P(report y | input x) for L-bit RR with flip probability q (000 (3.1)), exactly."""
+    p = 1 - q
+    out = Fraction(1)
+    for a, b in zip(x, y):
+        out *= p if a == b else q
+    return out
+
+
+def hockey(P, Q, lam) -> Fraction:
+    """The hockey-stick divergence sum_k (P(k) - lam Q(k))+ of two finite laws (dicts)."""
+    return sum((max(Fraction(0), P.get(k, 0) - lam * Q.get(k, 0)) for k in set(P) | set(Q)),
+               Fraction(0))

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sympy as sp  # noqa: E402
 
 import _core as C  # noqa: E402
+from _core import hockey, report_prob  # noqa: E402
 
 TOPIC = "blanket_count"
 SRC = C.P000
@@ -44,14 +45,6 @@ MOD = "exactdp/apps/blanket_count.py"
 
 
 # --------------------------------------------------------------- exact oracles
-def report_prob(x, y, q) -> Fraction:
-    p = 1 - q
-    out = Fraction(1)
-    for a, b in zip(x, y):
-        out *= p if a == b else q
-    return out
-
-
 def multiset_law(laws):
     """Exact law of the sorted tuple of independent reports with the given laws (dicts)."""
     out = {(): Fraction(1)}
@@ -63,11 +56,6 @@ def multiset_law(laws):
                     nxt[tuple(sorted(hist + (y,)))] += pr * py
         out = nxt
     return out
-
-
-def hockey(P, Q, lam) -> Fraction:
-    return sum((max(Fraction(0), P.get(k, 0) - lam * Q.get(k, 0)) for k in set(P) | set(Q)),
-               Fraction(0))
 
 
 def rr_law(x, q, L):

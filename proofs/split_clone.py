@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sympy as sp  # noqa: E402
 
 import _core as C  # noqa: E402
+from _core import hockey, report_prob  # noqa: E402
 
 TOPIC = "split_clone"
 SRC = C.P000
@@ -45,14 +46,6 @@ MOD = "exactdp/apps/split_clone.py"
 
 
 # --------------------------------------------------------------- exact oracles
-def report_prob(x, y, q) -> Fraction:
-    p = 1 - q
-    out = Fraction(1)
-    for a, b in zip(x, y):
-        out *= p if a == b else q
-    return out
-
-
 def shuffled_law(xs, q, L):
     """Exact law of the multiset of reports of the users ``xs`` (tuples of bits)."""
     ys = list(itertools.product((0, 1), repeat=L))
@@ -64,11 +57,6 @@ def shuffled_law(xs, q, L):
                 nxt[tuple(sorted(hist + (y,)))] += pr * report_prob(x, y, q)
         law = nxt
     return law
-
-
-def hockey(P, Q, lam) -> Fraction:
-    return sum((max(Fraction(0), P.get(k, 0) - lam * Q.get(k, 0)) for k in set(P) | set(Q)),
-               Fraction(0))
 
 
 def worst_pair(n, L, q, lam, h):
