@@ -290,6 +290,206 @@ class _Threshold:
         return math.exp(t)
 
 
+#: the light e_m by the exact generating function (``"series"``, module doc) or by the
+#: Bonferroni power-sum bracket (``"bonferroni"``)
+ENCLOSURE = "series"
+
+#: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
+#: ones enter as intervals directly
+SERIES_VARS = 8
+
+
+def _exp_series(q, n):
+    """``exp(Q) mod t^n`` for ``Q(0) = 0`` (arb coefficients ``q``):
+    ``g_j = (1/j) sum_(i=1)^j i q_i g_(j-i)`` (``G' = Q' G``)."""
+    nz = [i for i in range(1, n) if i < len(q) and not q[i].is_zero()]
+    g = [arb(1)] + [arb(0)] * (n - 1)
+    for j in range(1, n):
+        s = arb(0)
+        for i in nz:
+            if i > j:
+                break
+            s += i * q[i] * g[j - i]
+        g[j] = s / j
+    return g
+
+
+def _mul(a, b, n):
+    """Coefficients ``0 .. n-1`` of the product of two coefficient lists."""
+    cf = (arb_poly(a) * arb_poly(b)).coeffs()
+    return [cf[j] if j < len(cf) else arb(0) for j in range(n)]
+
+
+def _ball(r) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb or float, its upper end taken)."""
+    return arb(0, _hi(r if isinstance(r, arb) else arb(r)))
+
+
+class _Box:
+    """The power-sum box of one light law for the series enclosure (module doc): Taylor
+    variables ``p_i``, ``i = 2 .. I``, in ``[lo_i, hi_i]``; ``p_i`` for ``I < i`` bounded by
+    ``w_max^(i-3) P3hi`` (and ``w_max^(i-2) P2hi``).  Holds the polynomials (degree ``<= k``)
+
+        G0 = exp(Q(pbar)),   G_i = G0 d_i,   H_(ii') = exp(Q(box)) d_i d_(i'),
+        Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
+        d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
+
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi):
+        n = k + 1
+        self.k, self.tau, self.iv = k, tau, dict(iv)
+        self.wmax, self.P2hi, self.P3hi = wmax, P2hi, P3hi
+        self.vars = sorted(iv)
+        self.pbar, self.rad = {}, {}
+        for i, (lo, hi) in iv.items():
+            pb = arb((float(lo) + float(hi)) / 2)
+            self.pbar[i] = pb
+            self.rad[i] = arb(max(_hi(hi - pb), _hi(pb - lo)))
+        I = max(self.vars) if self.vars else 1
+        fixed = [arb(0)] * n
+        for i in range(I + 1, n):
+            ub = arb(min(_hi(P3hi * wmax ** (i - 3)), _hi(P2hi * wmax ** (i - 2))))
+            fixed[i] += _ball(ub / i)
+            fixed[1] += _ball(tau ** (i - 1) * ub / i)
+        # i > k: t terms only, sum_(i > k) p_i tau^(i-1) / i <= (geometric bound)
+        if n > 1 and tau > 0:
+            tw = tau * wmax
+            if not tw < 1:
+                raise PrecisionError("kfourier: tau w_max >= 1")
+            i0 = max(n, 3)
+            T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
+            if n <= 2:
+                T += P2hi * tau / 2
+            fixed[1] += _ball(T)
+        self.d = {}
+        for i in self.vars:
+            s = arb(-1) ** (i - 1) / i
+            c = [arb(0)] * n
+            c[i] += s
+            c[1] -= s * tau ** (i - 1)
+            self.d[i] = c
+
+        def Q(vals):
+            q = list(fixed)
+            for i in self.vars:
+                for j, c in enumerate(self.d[i]):
+                    if not c.is_zero():
+                        q[j] += c * vals[i]
+            return q
+        self.G0 = _exp_series(Q(self.pbar), n)
+        GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}), n)
+        self.polys = [self.G0] + [_mul(self.G0, self.d[i], n) for i in self.vars]
+        self.pairs = []
+        for a, i in enumerate(self.vars):
+            Gi = _mul(GB, self.d[i], n)
+            for i2 in self.vars[a:]:
+                c = arb(1) if i2 != i else arb(0.5)
+                self.pairs.append((c * self.rad[i] * self.rad[i2], _mul(Gi, self.d[i2], n)))
+
+    def enlarged(self, frac: float) -> "_Box":
+        """A box containing this one, every interval widened by ``frac`` of its width."""
+        iv = {}
+        for i in (2, 3):
+            if i in self.iv:
+                lo, hi = self.iv[i]
+                w = (hi - lo) * frac
+                iv[i] = (arb(max(float((lo - w).lower()), 0.0)), arb(_hi(hi + w)))
+        P2hi = iv[2][1] if 2 in iv else self.P2hi
+        P3hi = iv[3][1] if 3 in iv else self.P3hi * (1 + frac)
+        for i in self.vars:
+            if i >= 4:
+                iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
+        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi)
+
+    def contains(self, other: "_Box") -> bool:
+        return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
+                and _hi(other.P2hi) <= float(self.P2hi.lower()) and _hi(other.P3hi) <= float(self.P3hi.lower())
+                and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
+                        for i in self.vars))
+
+    def enclose(self, vals):
+        """``vals[0] + sum_i vals_i [-r_i, r_i] + sum_(i<=i') c |vals_(ii')| r_i r_i'``: the
+        second-order Taylor enclosure over the box from the polynomials' values (same order)."""
+        nv = len(self.vars)
+        tot = vals[0]
+        for a, i in enumerate(self.vars):
+            tot += vals[1 + a] * _ball(self.rad[i])
+        e = arb(0)
+        for (c, _), v in zip(self.pairs, vals[1 + nv:]):
+            e += c * v.abs_upper()
+        return tot + _ball(e)
+
+    def all_polys(self):
+        return self.polys + [p for _, p in self.pairs]
+
+
+class _Series:
+    """``F(Y) = kappa [t^k] E_H(t) e^(tY) G(t)`` (module doc) for one heavy configuration,
+    enclosed over the light law's power-sum box, as polynomials in ``Y``."""
+
+    def __init__(self, E, kappa, k, box: _Box):
+        self.E, self.kappa, self.k, self.box = E, kappa, k, box
+        fact = [arb(math.factorial(j)) for j in range(k + 1)]
+        self.ypolys = []
+        for P in box.all_polys():
+            B = _mul(E, P, k + 1)
+            self.ypolys.append(arb_poly([B[k - j] / fact[j] for j in range(k + 1)]))
+        self.main = self.ypolys[0]
+        self.dmain = self.main.derivative()
+
+    def value(self, y: arb) -> arb:
+        return self.kappa * self.box.enclose([p(y) for p in self.ypolys])
+
+    def lo(self, y: arb) -> arb:
+        return self.value(y)
+
+    def up(self, y: arb) -> arb:
+        return self.value(y)
+
+    def lo_end(self, y: arb) -> arb:
+        return arb(self.value(y).lower())
+
+    def up_end(self, y: arb) -> arb:
+        return arb(self.value(y).upper())
+
+    def dlog(self, y: arb) -> float:
+        v = self.main(y)
+        return float(y * self.dmain(y) / v) if v > 0 else 1.0
+
+    root = _Threshold.root
+
+
+def _monotone_pieces(box: _Box, ylo: float, yhi: float) -> bool:
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y`` in ``[ylo, yhi]`` and
+    ``p`` in the box (pieces of relative width ``<= 1/(4k)``, bisected where undecided);
+    then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for every heavy configuration."""
+    k = box.k
+    if k < 2:
+        return True
+    polys = box.all_polys()
+    fact = [arb(math.factorial(j)) for j in range(k + 1)]
+
+    def ok(a, b, depth):
+        Y = arb((a + b) / 2, (b - a) / 2 * (1 + 1e-9))
+        EY = [Y ** j / fact[j] for j in range(k + 1)]
+        prods = [_mul(EY, P, k) for P in polys]
+        for j in range(k):
+            if not box.enclose([p[j] for p in prods]) > 0:
+                if depth >= 8:
+                    return False
+                c = (a + b) / 2
+                return ok(a, c, depth + 1) and ok(c, b, depth + 1)
+        return True
+    n = max(1, math.ceil(math.log(yhi / ylo) * 4 * k))
+    r = (yhi / ylo) ** (1 / n)
+    a = ylo
+    for _ in range(n):
+        b = min(a * r, yhi) if _ < n - 1 else yhi
+        if not ok(a, b, 0):
+            return False
+        a = b
+    return True
+
+
 class _Run:
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False):
@@ -335,9 +535,19 @@ class _Run:
         # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
         # cancels to first order (module doc), so the bracket's width in p_2 shrinks
         xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
-        self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
         self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
-        self.wy = [x - self.alpha * x * x for x in self.wl]
+        self.series = ENCLOSURE == "series" and not pilot
+        self.w3 = [x * x * x for x in self.wl]
+        self.regions = []
+        if self.series:
+            # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2
+            self.alpha = arb(0)
+            tau = min(2 * alpha, 0.5 / float(self.wmax.upper()))
+            self.tau = arb(tau)
+            self.wy = [(1 + self.tau * x).log() / self.tau if tau > 0 else x for x in self.wl]
+        else:
+            self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
+            self.wy = [x - self.alpha * x * x for x in self.wl]
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         self.leaf_tol = tol * LEAF_FRACTION
@@ -370,8 +580,59 @@ class _Run:
             else:
                 f_x = arb(0)
             fail = f_hi + f_lo + f_x
+            if self.series:
+                fail = f_hi + f_lo
+                xstar = self._series_box(law, facs, P2lo, P2hi)
+                fail += xstar[3]
             self.laws[key] = (law, P2lo, P2hi, xstar, fail)
         return self.laws[key]
+
+    def _series_box(self, law, facs, P2lo, P2hi):
+        """``(box, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
+        box (p_3 by its own Chernoff levels) and the range of ``Y`` (module doc)."""
+        k = self.k
+        law3 = LightLaw(self.w3, facs, self.prec)
+        P3hi, g_hi = self._chernoff_level(law3, +1)
+        P3lo, g_lo = self._chernoff_level(law3, -1)
+        ymin, f0 = self._y_level(law, -1)
+        ymax, f1 = self._y_level(law, +1)
+        iv = {}
+        for i in range(2, min(k, SERIES_VARS) + 1):
+            if i == 2:
+                iv[i] = (P2lo, P2hi)
+            elif i == 3:
+                iv[i] = (P3lo, P3hi)
+            else:
+                iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
+        box = _Box(k, self.tau, iv, self.wmax, P2hi, P3hi)
+        return box, ymin, ymax, g_hi + g_lo + f0 + f1
+
+    def _y_level(self, law, sign):
+        """A level of the light statistic beyond which the mass is at most ``tol_f``."""
+        for z in (9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256, 512, 1024):
+            s = law.meanf + sign * z * law.sdf
+            if sign < 0 and s < 0.05 * law.meanf:
+                s = 0.05 * law.meanf
+            B, _ = law.chernoff(s, sign > 0)
+            if _hi(B) < self.tol_f:
+                return s, B
+            if sign < 0 and s <= 0.05 * law.meanf:
+                break
+        raise CapacityError("kfourier: the light statistic is not concentrated enough for the series "
+                            "enclosure")
+
+    def ensure_monotone(self, box, ymin, ymax):
+        """Certify ``dF/dY >= 0`` on ``[ymin, ymax]`` over ``box`` (module doc), once per
+        region: a region certified for a slightly larger box and range serves every law in it."""
+        for ylo, yhi, rb in self.regions:
+            if ylo <= ymin and ymax <= yhi and rb.contains(box):
+                return
+        span = ymax - ymin
+        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), ymax + 0.1 * span
+        rb = box.enlarged(0.25)
+        if not _monotone_pieces(rb, ylo, yhi):
+            raise PrecisionError("kfourier: cannot certify that R increases with the light statistic")
+        self.regions.append((ylo, yhi, rb))
 
     def _chernoff_level(self, law2, sign):
         """A level of ``p_2`` beyond which (``sign`` +1: above, -1: below) the mass
@@ -521,6 +782,8 @@ class _Run:
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
+        if self.series:
+            return self.series_leaf(n, m, E, P)
         th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
         thr = self.thr
         self.fail += P * fail
@@ -560,6 +823,42 @@ class _Run:
         if s_up is None:
             self.add_up_exact(P, arb(1))
         else:
+            self.tail(n, m, law, s_up, P, "up")
+
+    def series_leaf(self, n, m, E, P):
+        """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
+        ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
+        law, _, _, (box, ymin, ymax, _), fail = self.law(n, m)
+        self.ensure_monotone(box, ymin, ymax)
+        th = _Series(E, self.kappa, self.k, box)
+        thr = self.thr
+        self.fail += P * fail
+        a0, a1 = arb(ymin), arb(ymax)
+        if th.lo(a0) > thr:
+            self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
+        else:
+            x = th.root(th.lo_end, thr, law.meanf)
+            s_dn = None
+            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+                c = arb(x * (1 + dlt))
+                if th.lo(c) > thr:
+                    s_dn = c
+                    break
+            if s_dn is None:
+                raise PrecisionError("kfourier: cannot certify a threshold point (series, lower)")
+            self.tail(n, m, law, s_dn, P, "dn")
+        if not th.up(a0) < thr:
+            self.add_up_exact(P, arb(1))
+        elif th.up(a1) < thr:
+            self.add_up_exact(P, arb(0))          # R > thr only on the failure event
+        else:
+            x = th.root(th.up_end, thr, law.meanf)
+            s_up = a0
+            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+                c = arb(x * (1 - dlt))
+                if c > a0 and th.up(c) < thr:
+                    s_up = c
+                    break
             self.tail(n, m, law, s_up, P, "up")
 
     def pilot_leaf(self, th, law, P):
