@@ -298,6 +298,13 @@ ENCLOSURE = "series"
 #: ones enter as intervals directly
 SERIES_VARS = 8
 
+#: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
+#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
+TAU_BIN = 0.02
+
+#: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
+SERIES_SPLIT = 4
+
 
 def _exp_series(q, n):
     """``exp(Q) mod t^n`` for ``Q(0) = 0`` (arb coefficients ``q``):
@@ -426,18 +433,26 @@ class _Series:
     """``F(Y) = kappa [t^k] E_H(t) e^(tY) G(t)`` (module doc) for one heavy configuration,
     enclosed over the light law's power-sum box, as polynomials in ``Y``."""
 
-    def __init__(self, E, kappa, k, box: _Box):
-        self.E, self.kappa, self.k, self.box = E, kappa, k, box
+    def __init__(self, E, kappa, k, boxes):
+        self.E, self.kappa, self.k = E, kappa, k
         fact = [arb(math.factorial(j)) for j in range(k + 1)]
-        self.ypolys = []
-        for P in box.all_polys():
-            B = _mul(E, P, k + 1)
-            self.ypolys.append(arb_poly([B[k - j] / fact[j] for j in range(k + 1)]))
-        self.main = self.ypolys[0]
+        self.parts = []
+        for box in boxes:
+            ypolys = []
+            for P in box.all_polys():
+                B = _mul(E, P, k + 1)
+                ypolys.append(arb_poly([B[k - j] / fact[j] for j in range(k + 1)]))
+            self.parts.append((box, ypolys))
+        self.main = self.parts[len(self.parts) // 2][1][0]
         self.dmain = self.main.derivative()
 
     def value(self, y: arb) -> arb:
-        return self.kappa * self.box.enclose([p(y) for p in self.ypolys])
+        """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes."""
+        out = None
+        for box, ypolys in self.parts:
+            v = box.enclose([p(y) for p in ypolys])
+            out = v if out is None else out.union(v)
+        return self.kappa * out
 
     def lo(self, y: arb) -> arb:
         return self.value(y)
@@ -539,15 +554,18 @@ class _Run:
         self.series = ENCLOSURE == "series" and not pilot
         self.w3 = [x * x * x for x in self.wl]
         self.regions = []
+        self.b = 0                              # the current bin of tau (series)
         if self.series:
-            # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2
+            # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2;
+            # bins tau_b = tau_0 (1 + TAU_BIN)^b, each leaf in the bin nearest its own tau
             self.alpha = arb(0)
-            tau = min(2 * alpha, 0.5 / float(self.wmax.upper()))
-            self.tau = arb(tau)
-            self.wy = [(1 + self.tau * x).log() / self.tau if tau > 0 else x for x in self.wl]
+            self.tau_max = 0.5 / float(self.wmax.upper())
+            self.tau0 = min(2 * alpha, self.tau_max)
+            self.bins = {}
+            self.add_bin(0)
         else:
             self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
-            self.wy = [x - self.alpha * x * x for x in self.wl]
+            self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl])}
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         self.leaf_tol = tol * LEAF_FRACTION
@@ -559,17 +577,58 @@ class _Run:
         self.fail = arb(0)
         self.hi = arb(0)
         self.lo = arb(0)
-        self.pend_up, self.pend_dn = [], []
+        self.pend = {}                         # bin -> (pending up items, pending dn items)
+        self.fourier = 0
         self.sg_base = plan.sigma_light
         self.decay = {}
         self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
 
     # ----------------------------------------------------------------- light laws
+    @property
+    def wy(self):
+        return self.bins[self.b][1]
+
+    @property
+    def tau(self):
+        return self.bins[self.b][0]
+
+    def add_bin(self, b):
+        if b not in self.bins:
+            tau = arb(self.tau0 * (1 + TAU_BIN) ** b if self.tau0 > 0 else 0.0)
+            wy = [(1 + tau * x).log() / tau if tau > 0 else x for x in self.wl]
+            self.bins[b] = (tau, wy)
+
+    def leaf_bin(self, E, x0) -> int:
+        """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
+        cancelling value at its threshold point; floats, it only chooses the statistic)."""
+        if self.tau0 <= 0 or TAU_BIN <= 0:
+            return 0
+        th = _Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
+        try:
+            x = th.root(th.up, self.thr, x0)
+            a = _alpha_at(th, self.k, x)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return 0
+        if not (a and a > 0 and math.isfinite(a)):
+            return 0
+        tau = min(2 * a, self.tau_max)
+        b = round(math.log(tau / self.tau0) / math.log(1 + TAU_BIN))
+        b = max(-200, min(b, 200))
+        while self.tau0 * (1 + TAU_BIN) ** b > self.tau_max:
+            b -= 1
+        self.add_bin(b)
+        return b
+
     def law(self, n, m):
-        key = (n, m)
+        key = (n, m, self.b)
         if key not in self.laws:
             facs = [(self.pl0, n)] + ([(self.pl1, m)] if m else [])
             law = LightLaw(self.wy, facs, self.prec)
+            if self.series:
+                P2lo, P2hi, f2 = self.p2_levels(n, m, facs)
+                sb = self._series_box(law, facs, P2lo, P2hi)
+                self.laws[key] = (law, P2lo, P2hi, sb, f2 + sb[3])
+                return self.laws[key]
             law2 = LightLaw(self.w2, facs, self.prec)
             P2hi, f_hi = self._chernoff_level(law2, +1)
             P2lo, f_lo = self._chernoff_level(law2, -1)
@@ -580,32 +639,55 @@ class _Run:
             else:
                 f_x = arb(0)
             fail = f_hi + f_lo + f_x
-            if self.series:
-                fail = f_hi + f_lo
-                xstar = self._series_box(law, facs, P2lo, P2hi)
-                fail += xstar[3]
             self.laws[key] = (law, P2lo, P2hi, xstar, fail)
+        return self.laws[key]
+
+    def p2_levels(self, n, m, facs):
+        """Chernoff levels of ``p_2`` (the same for every bin), ``(P2lo, P2hi, fail)``."""
+        key = ("p2", n, m)
+        if key not in self.laws:
+            law2 = LightLaw(self.w2, facs, self.prec)
+            P2hi, f_hi = self._chernoff_level(law2, +1)
+            P2lo, f_lo = self._chernoff_level(law2, -1)
+            self.laws[key] = (P2lo, P2hi, f_hi + f_lo)
+        return self.laws[key]
+
+    def p3_levels(self, n, m, facs):
+        key = ("p3", n, m)
+        if key not in self.laws:
+            law3 = LightLaw(self.w3, facs, self.prec)
+            P3hi, g_hi = self._chernoff_level(law3, +1)
+            P3lo, g_lo = self._chernoff_level(law3, -1)
+            self.laws[key] = (P3lo, P3hi, g_hi + g_lo)
         return self.laws[key]
 
     def _series_box(self, law, facs, P2lo, P2hi):
         """``(box, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
         box (p_3 by its own Chernoff levels) and the range of ``Y`` (module doc)."""
         k = self.k
-        law3 = LightLaw(self.w3, facs, self.prec)
-        P3hi, g_hi = self._chernoff_level(law3, +1)
-        P3lo, g_lo = self._chernoff_level(law3, -1)
+        n, m = facs[0][1], (facs[1][1] if len(facs) > 1 else 0)
+        P3lo, P3hi, g3 = self.p3_levels(n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
-        iv = {}
-        for i in range(2, min(k, SERIES_VARS) + 1):
-            if i == 2:
-                iv[i] = (P2lo, P2hi)
-            elif i == 3:
-                iv[i] = (P3lo, P3hi)
-            else:
-                iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
-        box = _Box(k, self.tau, iv, self.wmax, P2hi, P3hi)
-        return box, ymin, ymax, g_hi + g_lo + f0 + f1
+        boxes = []
+        S = SERIES_SPLIT if k >= 3 else 1
+        cuts = [P2lo + (P2hi - P2lo) * j / S for j in range(S)] + [P2hi]
+        for j in range(S):
+            # p_2 in [a, b]; then p_3 <= w_max p_2 <= w_max b (every light weight <= w_max)
+            a, b = arb(float(cuts[j].lower())) if j else P2lo, arb(_hi(cuts[j + 1])) if j < S - 1 else P2hi
+            p3hi = arb(min(_hi(P3hi), _hi(self.wmax * b)))
+            if k >= 3 and p3hi < P3lo:
+                continue                 # empty: p_3 >= P3lo > w_max p_2
+            iv = {}
+            for i in range(2, min(k, SERIES_VARS) + 1):
+                if i == 2:
+                    iv[i] = (a, b)
+                elif i == 3:
+                    iv[i] = (P3lo, p3hi)
+                else:
+                    iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
+            boxes.append(_Box(k, self.tau, iv, self.wmax, b, p3hi))
+        return boxes, ymin, ymax, g3 + f0 + f1
 
     def _y_level(self, law, sign):
         """A level of the light statistic beyond which the mass is at most ``tol_f``."""
@@ -643,10 +725,18 @@ class _Run:
                   512, 1024):
             s = law2.meanf + sign * z * law2.sdf
             if s <= 0:
-                return arb(0), arb(0)
+                break
             B, _ = law2.chernoff(s, sign > 0)
             if _hi(B) < self.tol_f:
                 return arb(s), B
+        if sign < 0:
+            # a spread law: fractions of the mean (any Chernoff level is valid), else 0
+            for f in (0.7, 0.5, 0.35, 0.25, 0.15, 0.1, 0.05, 0.02, 0.01):
+                s = law2.meanf * f
+                B, _ = law2.chernoff(s, False)
+                if _hi(B) < self.tol_f:
+                    return arb(s), B
+            return arb(0), arb(0)
         raise PrecisionError("cannot bound the light sum of squares; ask for fewer digits")
 
     def smoothing(self, n0):
@@ -657,7 +747,7 @@ class _Run:
         n_min = max(2, self.n_users - self.n_slack)
         while True:
             sg = aa / K_SMOOTH
-            key = (aa, U1)
+            key = (aa, U1, self.b)
             try:
                 if key not in self.decay:
                     self.decay[key] = law.decay_bands(n_min, U1, sg, self.eps_int)
@@ -828,9 +918,17 @@ class _Run:
     def series_leaf(self, n, m, E, P):
         """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
         ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
-        law, _, _, (box, ymin, ymax, _), fail = self.law(n, m)
-        self.ensure_monotone(box, ymin, ymax)
-        th = _Series(E, self.kappa, self.k, box)
+        self.b = self.leaf_bin(E, self.law(n, m)[0].meanf)
+        try:
+            self.series_bin_leaf(n, m, E, P)
+        finally:
+            self.b = 0
+
+    def series_bin_leaf(self, n, m, E, P):
+        law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
+        for box in boxes:
+            self.ensure_monotone(box, ymin, ymax)
+        th = _Series(E, self.kappa, self.k, boxes)
         thr = self.thr
         self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
@@ -871,14 +969,10 @@ class _Run:
         z = (x - law.meanf) / law.sdf
         if not math.isfinite(z) or abs(z) > 8:
             return
-        num = den = 0.0
-        for m in th.nz:
-            e = float(th.E[self.k - m]) / math.factorial(m)
-            num += e * comb(m, 2) * x ** max(m - 2, 0)
-            den += e * m * x ** max(m - 1, 0)
-        if den > 0:
+        a = _alpha_at(th, self.k, x)
+        if a is not None:
             wt = float(P) * math.exp(-z * z / 2)
-            self.pilot_num += wt * num / den
+            self.pilot_num += wt * a
             self.pilot_den += wt
 
     def add_up_exact(self, P, A):
@@ -911,10 +1005,19 @@ class _Run:
                 else:
                     self.add_dn_exact(P, arb(0) if above else 1 - Bu)
                 return
-        (self.pend_up if side == "up" else self.pend_dn).append((n, m, s, P))
+        self.pend.setdefault(self.b, ([], []))[0 if side == "up" else 1].append((n, m, s, P))
+        self.fourier += 1
 
     # ----------------------------------------------------------------- Fourier
     def flush(self):
+        """One Gil-Pelaez integral per bin of the light statistic."""
+        for b in sorted(self.pend):
+            self.b = b
+            self.pend_up, self.pend_dn = self.pend[b]
+            self.flush_bin()
+        self.b = 0
+
+    def flush_bin(self):
         items = self.pend_up + self.pend_dn
         if not items:
             return
@@ -1034,6 +1137,16 @@ class _Run:
             return W / 2 + I1 / arb.pi()
 
 
+def _alpha_at(th, k, x):
+    """``alpha = -(dR/dp_2) / (dR/dx)`` of the main term at ``x`` (floats), or None."""
+    num = den = 0.0
+    for m in th.nz:
+        e = float(th.E[k - m]) / math.factorial(m)
+        num += e * comb(m, 2) * x ** max(m - 2, 0)
+        den += e * m * x ** max(m - 1, 0)
+    return num / den if den > 0 else None
+
+
 def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
     """``(1 + w t)^c`` truncated at degree ``k``."""
     cf = [arb(1)]
@@ -1091,7 +1204,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     lo = max(lo, Fraction(0))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
-                    len(run.pend_up) + len(run.pend_dn), _hi(run.dropped), time.time() - t0)
+                    run.fourier, _hi(run.dropped), time.time() - t0)
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,
