@@ -102,6 +102,55 @@ first order there; a coarse pilot walk picks one mass-weighted ``alpha``.  At
 enclosure at ``k = 8`` from 9.7e-3 to 1.9e-3 relative, at ``k = 16`` from 1.0e-1 to
 2.5e-2 (``benchmarks/bench_kfourier.py``); on by default (``ALPHA_SHIFT``).
 
+**The series enclosure (default, ``ENCLOSURE = "series"``).**  The bracket above loses
+two ways as ``k`` grows: its gap (the ``p_2^2`` and ``w_max p_2`` terms) is relative
+``O(k^4 p_2^2 + k^3 w_max p_2)``, and ``p_2`` is *not* concentrated: at ``L = 40``,
+``N = 10^7`` it is dominated by the top light level (a Poisson count of mean ~ 7 at
+``k = 16``; relative sd ~ 0.2, Chernoff range ``[0.2, 2.8] E p_2``).  The exact relation
+replaces it.  Newton's identities as formal power series (the coefficients of
+``prod (1 + t w_j)`` are the ``e_m`` of 000 (8.20)-(8.21))
+
+    prod_j (1 + t w_j) = exp(sum_(i>=1) (-1)^(i-1) p_i t^i / i),
+
+and, for ``0 <= tau <= 1 / (2 w_max)``, the light statistic
+``Y = sum_j log(1 + tau w_j) / tau = sum_(i>=1) (-1)^(i-1) tau^(i-1) p_i / i``
+(``Y = p_1`` at ``tau = 0``) give, exactly,
+
+    prod_j (1 + t w_j) = e^(tY) G(t),   log G(t) = sum_(i>=2) (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i,
+
+    R = kappa [t^k] E_H(t) e^(tY) G(t) =: F(Y; p_2, ..., p_I),   E_H(t) = sum_i e_i(H) t^i.
+
+Modulo ``t^(k+1)`` the terms ``i <= I = SERIES_VARS`` keep ``p_i`` as variables (``t^i`` dropped
+when ``i > k``), the terms ``I < i <= k`` enter as balls with ``0 <= p_i <= min(w_max^(i-3) p_3,
+w_max^(i-2) p_2)`` (every light weight is at most ``w_max``), and the ``t`` terms of ``i > max(I, k)``
+as one ball ``|sum p_i tau^(i-1) / i| <= p_3 tau^2 (tau w_max)^(i0-3) / (i0 (1 - tau w_max))``.
+On the event ``p_2 in [P2lo, P2hi]``, ``p_3 in [P3lo, P3hi]``, ``Y in [Ymin, Ymax]`` (Chernoff
+bounds of the light laws of ``w^2``, ``w^3`` and ``Y``, each at most ``tol * TOL_FAIL``; the
+complement's mass is ``F`` as before) ``F`` is enclosed by the second-order Taylor form around
+the box's centre ``pbar``:
+
+    F(Y; p) in F(Y; pbar) + sum_i dF_i(Y; pbar) [-r_i, r_i] + sum_(i<=i') c_ii' |dF_ii'(Y; box)| r_i r_i',
+    dF_i = kappa [t^k] E_H e^(tY) G d_i,   d_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i,
+
+(``c = 1/2`` on the diagonal, 1 off it; the Hessian with ``exp(log G over the box)``; ``G`` by
+``g_j = (1/j) sum_i i q_i g_(j-i)``; all arb).  The ``p_2`` range is cut into ``SERIES_SPLIT``
+sub-boxes, on each of which ``p_3 <= w_max p_2 <= w_max (its top)``; the enclosure is the
+union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j = [t^j] e^(tY) G(t)``,
+and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) is certified in arb (same Taylor form) over
+``Y in [Ymin, Ymax]`` (pieces of relative width ``1 / (4k)``) and a box 25 % wider, once per
+region (every light law inside it reuses the check).  So on the event ``F`` is nondecreasing
+in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
+bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
+*The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
+``[t^k] e^(tY) ...``, so ``tau = 2 alpha`` (the first-order cancelling ``alpha`` below at the
+leaf's threshold point) removes ``p_2`` to first order.  Leaves go to bins
+``tau_b = tau_0 (1 + TAU_BIN)^b`` nearest their own ``tau``; each bin has its own light law
+(weights ``log(1 + tau_b w) / tau_b``) and its own Fourier integral.  Any ``tau`` gives a
+valid enclosure.  The decisions before splitting keep the bracket in ``x = p_1 >= Y``
+(``log(1 + u) <= u``).  At ``L = 40``, ``N = 10^7``, ``q = 0.351``, ``lambda = e^2`` the relative
+width of eta falls from 2.5e-2 to 7.7e-4 at ``k = 16`` (``benchmarks/RESULTS.md``, issue 20
+continued).
+
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
 of mass below ``tol`` is dropped (its mass enters the width), except at the last
@@ -110,9 +159,9 @@ lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
 light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
 mass over many small nodes).
 
-The width grows with ``k`` through ``(P2hi - P2lo)`` and the third-order terms,
-relative ``O(k^2 / M)`` in ``R``; at ``L = 40``, ``N = 10^7`` it is far below
-``10^-3`` for ``k <= 200``.
+The series enclosure's width grows with ``k`` through the second-order term
+``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
+measured widths per ``k`` are in ``benchmarks/RESULTS.md``.
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
@@ -163,6 +212,21 @@ ALPHA_SHIFT = True
 
 #: fewest outputs ``kN`` for which the strategy is offered (the light law must be smooth)
 MIN_OUTPUTS = 2000
+
+#: the light e_m by the exact generating function (``"series"``, module doc) or by the
+#: Bonferroni power-sum bracket (``"bonferroni"``)
+ENCLOSURE = "series"
+
+#: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
+#: ones enter as intervals directly
+SERIES_VARS = 8
+
+#: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
+#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
+TAU_BIN = 0.02
+
+#: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
+SERIES_SPLIT = 4
 
 
 @dataclass(frozen=True)
@@ -290,22 +354,6 @@ class _Threshold:
         return math.exp(t)
 
 
-#: the light e_m by the exact generating function (``"series"``, module doc) or by the
-#: Bonferroni power-sum bracket (``"bonferroni"``)
-ENCLOSURE = "series"
-
-#: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
-#: ones enter as intervals directly
-SERIES_VARS = 8
-
-#: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
-#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
-TAU_BIN = 0.02
-
-#: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
-SERIES_SPLIT = 4
-
-
 def _exp_series(q, n):
     """``exp(Q) mod t^n`` for ``Q(0) = 0`` (arb coefficients ``q``):
     ``g_j = (1/j) sum_(i=1)^j i q_i g_(j-i)`` (``G' = Q' G``)."""
@@ -362,16 +410,17 @@ class _Box:
             tw = tau * wmax
             if not tw < 1:
                 raise PrecisionError("kfourier: tau w_max >= 1")
-            i0 = max(n, 3)
+            i0 = max(I + 1, n, 3)
             T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
-            if n <= 2:
+            if not self.vars and n <= 2:
                 T += P2hi * tau / 2
             fixed[1] += _ball(T)
         self.d = {}
         for i in self.vars:
             s = arb(-1) ** (i - 1) / i
             c = [arb(0)] * n
-            c[i] += s
+            if i < n:
+                c[i] += s               # t^i beyond t^k: only its t term is kept
             c[1] -= s * tau ** (i - 1)
             self.d[i] = c
 
@@ -453,6 +502,10 @@ class _Series:
             v = box.enclose([p(y) for p in ypolys])
             out = v if out is None else out.union(v)
         return self.kappa * out
+
+    def main_value(self, y: arb) -> arb:
+        """``F(y, pbar)`` of the middle box (a Newton guess only)."""
+        return self.kappa * self.main(y)
 
     def lo(self, y: arb) -> arb:
         return self.value(y)
@@ -679,7 +732,7 @@ class _Run:
             if k >= 3 and p3hi < P3lo:
                 continue                 # empty: p_3 >= P3lo > w_max p_2
             iv = {}
-            for i in range(2, min(k, SERIES_VARS) + 1):
+            for i in range(2, SERIES_VARS + 1 if k >= 2 else 2):
                 if i == 2:
                     iv[i] = (a, b)
                 elif i == 3:
@@ -932,10 +985,12 @@ class _Run:
         thr = self.thr
         self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
+        # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
+        x_main = th.root(th.main_value, thr, law.meanf)
         if th.lo(a0) > thr:
             self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
         else:
-            x = th.root(th.lo_end, thr, law.meanf)
+            x = th.root(th.lo_end, thr, x_main)
             s_dn = None
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 + dlt))
@@ -950,7 +1005,7 @@ class _Run:
         elif th.up(a1) < thr:
             self.add_up_exact(P, arb(0))          # R > thr only on the failure event
         else:
-            x = th.root(th.up_end, thr, law.meanf)
+            x = th.root(th.up_end, thr, x_main)
             s_up = a0
             for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
                 c = arb(x * (1 - dlt))
