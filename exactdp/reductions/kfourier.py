@@ -456,6 +456,23 @@ class _Box:
                 iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
         return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi)
 
+    def halves(self):
+        """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
+        lo, hi = self.iv[2]
+        mid = arb(float(((lo + hi) / 2).mid()))
+        out = []
+        for a, b in ((lo, mid), (mid, hi)):
+            iv = dict(self.iv)
+            iv[2] = (a, b)
+            p3hi = arb(min(_hi(self.P3hi), _hi(self.wmax * b)))
+            if 3 in iv:
+                iv[3] = (iv[3][0], p3hi)
+            for i in self.vars:
+                if i >= 4:
+                    iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
+            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi))
+        return out
+
     def contains(self, other: "_Box") -> bool:
         return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
                 and _hi(other.P2hi) <= float(self.P2hi.lower()) and _hi(other.P3hi) <= float(self.P3hi.lower())
@@ -765,7 +782,14 @@ class _Run:
         span = ymax - ymin
         ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), ymax + 0.1 * span
         rb = box.enlarged(0.25)
-        if not _monotone_pieces(rb, ylo, yhi):
+
+        def check(b, depth):
+            # a box where the Taylor form is too wide is cut in two along p_2 (the union
+            # of the halves is the box)
+            if _monotone_pieces(b, ylo, yhi):
+                return True
+            return depth < 4 and 2 in b.iv and all(check(h, depth + 1) for h in b.halves())
+        if not check(rb, 0):
             raise PrecisionError("kfourier: cannot certify that R increases with the light statistic")
         self.regions.append((ylo, yhi, rb))
 
