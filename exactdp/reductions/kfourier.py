@@ -543,6 +543,10 @@ class _Series:
     root = _Threshold.root
 
 
+#: relative steps from a Newton guess to a certified threshold point (series)
+_STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
+
+
 def _monotone_pieces(box: _Box, ylo: float, yhi: float) -> bool:
     """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y`` in ``[ylo, yhi]`` and
     ``p`` in the box (pieces of relative width ``<= 1/(4k)``, bisected where undecided);
@@ -1016,14 +1020,17 @@ class _Run:
         else:
             x = th.root(th.lo_end, thr, x_main)
             s_dn = None
-            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+            for dlt in _STEPS:
                 c = arb(x * (1 + dlt))
+                if not c < a1:
+                    break
                 if th.lo(c) > thr:
                     s_dn = c
                     break
             if s_dn is None:
-                raise PrecisionError("kfourier: cannot certify a threshold point (series, lower)")
-            self.tail(n, m, law, s_dn, P, "dn")
+                self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
+            else:
+                self.tail(n, m, law, s_dn, P, "dn")
         if not th.up(a0) < thr:
             self.add_up_exact(P, arb(1))
         elif th.up(a1) < thr:
@@ -1031,7 +1038,7 @@ class _Run:
         else:
             x = th.root(th.up_end, thr, x_main)
             s_up = a0
-            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+            for dlt in _STEPS:
                 c = arb(x * (1 - dlt))
                 if c > a0 and th.up(c) < thr:
                     s_up = c
