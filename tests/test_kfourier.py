@@ -291,3 +291,16 @@ def test_series_monte_carlo_k8(fwd):
     se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
     assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
     assert float(iv.width) < 0.02
+
+
+@pytest.mark.slow
+def test_deployment_reverse_k32_monte_carlo():
+    """L = 40, N = 10^7, k = 32, q = 0.351, lambda = e^2, 003's reverse: the series enclosure
+    (eta ~ 4.7e-4, far above the k <= 16 values ~ 1e-9) against a seeded Monte Carlo of R
+    (20 000 draws; 5 standard errors)."""
+    iv = kfourier_eta(reverse_canonical_pair(10**7, 40, 32), "0.351", eps=2, tol=1e-7)
+    R = _simulate_R(10**7, 40, 32, Fraction("0.351"), False, 20_000, seed=7)
+    hit = float(np.mean(R < math.exp(-2)))
+    se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
+    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
+    assert float(iv.width) < 0.05 * float(iv.upper)
