@@ -28,20 +28,21 @@ def main(argv=None) -> int:
     ap.add_argument("--direction", choices=("both", "forward", "reverse"), default="both")
     args = ap.parse_args(argv)
     print(f"load average at start: {os.getloadavg()}")
-    print("| k | direction | tol | eta | relative width | seconds | nodes | Fourier leaves | dropped |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| k | direction | tol | eta | relative width | seconds | CPU s | nodes | Fourier leaves | dropped | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for k in args.k:
         for tol in args.tol:
             for name, fac in (("forward", canonical_pair), ("reverse", reverse_canonical_pair)):
                 if args.direction not in ("both", name):
                     continue
-                t = time.time()
+                t, c = time.time(), time.process_time()
                 r = kfourier_details(fac(args.N, args.L, k), args.q, eps=2, tol=tol)
-                dt = time.time() - t
+                dt, dc = time.time() - t, time.process_time() - c
                 iv = r.eta
                 rel = float(iv.width) / float(iv.upper) if iv.upper > 0 else 0.0
                 print(f"| {k} | {name} | {tol:.0e} | [{float(iv.lower):.6g}, {float(iv.upper):.6g}] | "
-                      f"{rel:.2e} | {dt:.1f} | {r.nodes} | {r.fourier} | {r.dropped:.1e} |", flush=True)
+                      f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {r.nodes} | {r.fourier} | {r.dropped:.1e} | "
+                      f"{os.getloadavg()[0]:.1f} |", flush=True)
     print(f"load average at end: {os.getloadavg()}")
     return 0
 

@@ -206,3 +206,101 @@ def test_deployment_scale_k8():
     eta with relative width below 2 % (tol 1e-7)."""
     r = kfourier_details(canonical_pair(10**7, 40, 8), "0.351", eps=2, tol=1e-7)
     assert 0 < r.eta.lower and float(r.eta.width) < 0.02 * float(r.eta.upper)
+
+
+# ------------------------------------------------------------------ the series enclosure
+
+def _box_for(ws, k, tau, pad):
+    """A series box around the true power sums of ``ws`` (arb), widened by ``pad``."""
+    from flint import arb
+    from exactdp.reductions.kfourier import SERIES_VARS, _Box
+    wmax = max(ws)
+    p = {i: sum((w ** i for w in ws), arb(0)) for i in range(2, SERIES_VARS + 2)}
+    iv = {}
+    for i in range(2, SERIES_VARS + 1 if k >= 2 else 2):
+        lo, hi = p[i] * (1 - pad), p[i] * (1 + pad) + arb(1e-30)
+        iv[i] = (arb(float(lo.lower())), arb(float(hi.upper())))
+    P2hi = iv[2][1] if 2 in iv else arb(float(p[2].upper()) * (1 + pad))
+    P3hi = iv[3][1] if 3 in iv else arb(float(p[3].upper()) * (1 + pad))
+    return _Box(k, arb(tau), iv, wmax, P2hi, P3hi)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 9])
+@pytest.mark.parametrize("tau", [0.0, 0.7, 2.5])
+def test_series_enclosure_contains_e_k(k, tau):
+    """e_k(heavy + light) = [t^k] E_H(t) e^(tY) G(t) (module doc): the series enclosure of
+    random light vectors contains the exact e_k, is narrow for a point box and still
+    contains it over a padded box."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Series
+    rng = random.Random(1000 * k + int(10 * tau))
+    for _ in range(4):
+        ws_q = [Fraction(rng.randint(1, 40), 400) for _ in range(rng.randint(4 * k + 4, 8 * k + 8))]
+        hs_q = [Fraction(rng.randint(1, 30), 10) for _ in range(rng.randint(0, 3))]
+        exact = _esym(ws_q + hs_q, k)
+        ws = [arb(w.numerator) / w.denominator for w in ws_q]
+        E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+        Y = sum(((1 + arb(tau) * w).log() / arb(tau) if tau else w for w in ws), arb(0))
+        ex = arb(exact.numerator) / exact.denominator
+        # a point box: exact up to rounding (tau = 0, k <= SERIES_VARS), else up to the balls
+        # of the p_i beyond the Taylor variables (k = 1 has none: only containment)
+        rel0 = None if (k == 1 and tau) else (1e-12 if tau == 0 and k <= 8 else 1e-4)
+        for pad, rel in ((0.0, rel0), (0.3, None)):
+            th = _Series(E, arb(1), k, [_box_for(ws, k, tau, pad)])
+            v = th.value(Y)
+            assert v.contains(ex), (k, tau, pad)
+            if rel is not None:
+                assert float(v.rad()) <= rel * float(ex) + 1e-25
+
+
+def test_series_monotone_pieces():
+    """The certified monotonicity of F in Y (module doc) holds on a realistic box and the
+    check refuses a box where the light part's e_j go negative (p_2 huge against Y^2)."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Box, _monotone_pieces
+    k, tau = 12, 12.0
+    good = _Box(k, arb(tau), {2: (arb(1e-4), arb(5e-4)), 3: (arb(0), arb(2e-6))}, arb(4e-3),
+                arb(5e-4), arb(2e-6))
+    assert _monotone_pieces(good, 0.9, 1.1)
+    bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5),
+               arb(0.6), arb(0.3))
+    assert not _monotone_pieces(bad, 0.9, 1.1)
+
+
+@pytest.mark.slow
+def test_series_overlaps_bonferroni(monkeypatch):
+    """Both enclosures are certified: at k = 4 they overlap, the series one is narrower."""
+    from exactdp.reductions import kfourier as kf
+    P = canonical_pair(200_000, 12, 4)
+    a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    monkeypatch.setattr(kf, "ENCLOSURE", "bonferroni")
+    b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert a.width <= b.width
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fwd", [True, False])
+def test_series_monte_carlo_k8(fwd):
+    """k = 8 (series enclosure, tau bins): a seeded Monte Carlo of R within 5 standard errors."""
+    N, L, k, q, lam = 200_000, 12, 8, Fraction(3, 10), Fraction(6, 5)
+    P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
+    iv = kfourier_eta(P, q, lam, tol=1e-5)
+    R = _simulate_R(N, L, k, q, fwd, 2000, seed=20261126 + fwd)
+    hit = np.mean(R > float(lam)) if fwd else np.mean(R < 1 / float(lam))
+    se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
+    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
+    assert float(iv.width) < 0.02
+
+
+@pytest.mark.slow
+def test_deployment_reverse_k32_monte_carlo():
+    """L = 40, N = 10^7, k = 32, q = 0.351, lambda = e^2, 003's reverse: the series enclosure
+    (eta ~ 4.7e-4, far above the k <= 16 values ~ 1e-9) against a seeded Monte Carlo of R
+    (20 000 draws; 5 standard errors)."""
+    iv = kfourier_eta(reverse_canonical_pair(10**7, 40, 32), "0.351", eps=2, tol=1e-7)
+    R = _simulate_R(10**7, 40, 32, Fraction("0.351"), False, 20_000, seed=7)
+    hit = float(np.mean(R < math.exp(-2)))
+    se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
+    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
+    assert float(iv.width) < 0.05 * float(iv.upper)

@@ -102,6 +102,55 @@ first order there; a coarse pilot walk picks one mass-weighted ``alpha``.  At
 enclosure at ``k = 8`` from 9.7e-3 to 1.9e-3 relative, at ``k = 16`` from 1.0e-1 to
 2.5e-2 (``benchmarks/bench_kfourier.py``); on by default (``ALPHA_SHIFT``).
 
+**The series enclosure (default, ``ENCLOSURE = "series"``).**  The bracket above loses
+two ways as ``k`` grows: its gap (the ``p_2^2`` and ``w_max p_2`` terms) is relative
+``O(k^4 p_2^2 + k^3 w_max p_2)``, and ``p_2`` is *not* concentrated: at ``L = 40``,
+``N = 10^7`` it is dominated by the top light level (a Poisson count of mean ~ 7 at
+``k = 16``; relative sd ~ 0.2, Chernoff range ``[0.2, 2.8] E p_2``).  The exact relation
+replaces it.  Newton's identities as formal power series (the coefficients of
+``prod (1 + t w_j)`` are the ``e_m`` of 000 (8.20)-(8.21))
+
+    prod_j (1 + t w_j) = exp(sum_(i>=1) (-1)^(i-1) p_i t^i / i),
+
+and, for ``0 <= tau <= 1 / (2 w_max)``, the light statistic
+``Y = sum_j log(1 + tau w_j) / tau = sum_(i>=1) (-1)^(i-1) tau^(i-1) p_i / i``
+(``Y = p_1`` at ``tau = 0``) give, exactly,
+
+    prod_j (1 + t w_j) = e^(tY) G(t),   log G(t) = sum_(i>=2) (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i,
+
+    R = kappa [t^k] E_H(t) e^(tY) G(t) =: F(Y; p_2, ..., p_I),   E_H(t) = sum_i e_i(H) t^i.
+
+Modulo ``t^(k+1)`` the terms ``i <= I = SERIES_VARS`` keep ``p_i`` as variables (``t^i`` dropped
+when ``i > k``), the terms ``I < i <= k`` enter as balls with ``0 <= p_i <= min(w_max^(i-3) p_3,
+w_max^(i-2) p_2)`` (every light weight is at most ``w_max``), and the ``t`` terms of ``i > max(I, k)``
+as one ball ``|sum p_i tau^(i-1) / i| <= p_3 tau^2 (tau w_max)^(i0-3) / (i0 (1 - tau w_max))``.
+On the event ``p_2 in [P2lo, P2hi]``, ``p_3 in [P3lo, P3hi]``, ``Y in [Ymin, Ymax]`` (Chernoff
+bounds of the light laws of ``w^2``, ``w^3`` and ``Y``, each at most ``tol * TOL_FAIL``; the
+complement's mass is ``F`` as before) ``F`` is enclosed by the second-order Taylor form around
+the box's centre ``pbar``:
+
+    F(Y; p) in F(Y; pbar) + sum_i dF_i(Y; pbar) [-r_i, r_i] + sum_(i<=i') c_ii' |dF_ii'(Y; box)| r_i r_i',
+    dF_i = kappa [t^k] E_H e^(tY) G d_i,   d_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i,
+
+(``c = 1/2`` on the diagonal, 1 off it; the Hessian with ``exp(log G over the box)``; ``G`` by
+``g_j = (1/j) sum_i i q_i g_(j-i)``; all arb).  The ``p_2`` range is cut into ``SERIES_SPLIT``
+sub-boxes, on each of which ``p_3 <= w_max p_2 <= w_max (its top)``; the enclosure is the
+union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j = [t^j] e^(tY) G(t)``,
+and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) is certified in arb (same Taylor form) over
+``Y in [Ymin, Ymax]`` (pieces of relative width ``1 / (4k)``) and a box 25 % wider, once per
+region (every light law inside it reuses the check).  So on the event ``F`` is nondecreasing
+in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
+bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
+*The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
+``[t^k] e^(tY) ...``, so ``tau = 2 alpha`` (the first-order cancelling ``alpha`` below at the
+leaf's threshold point) removes ``p_2`` to first order.  Leaves go to bins
+``tau_b = tau_0 (1 + TAU_BIN)^b`` nearest their own ``tau``; each bin has its own light law
+(weights ``log(1 + tau_b w) / tau_b``) and its own Fourier integral.  Any ``tau`` gives a
+valid enclosure.  The decisions before splitting keep the bracket in ``x = p_1 >= Y``
+(``log(1 + u) <= u``).  At ``L = 40``, ``N = 10^7``, ``q = 0.351``, ``lambda = e^2`` the relative
+width of eta falls from 2.5e-2 to 7.7e-4 at ``k = 16`` (``benchmarks/RESULTS.md``, issue 20
+continued).
+
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
 of mass below ``tol`` is dropped (its mass enters the width), except at the last
@@ -110,9 +159,9 @@ lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
 light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
 mass over many small nodes).
 
-The width grows with ``k`` through ``(P2hi - P2lo)`` and the third-order terms,
-relative ``O(k^2 / M)`` in ``R``; at ``L = 40``, ``N = 10^7`` it is far below
-``10^-3`` for ``k <= 200``.
+The series enclosure's width grows with ``k`` through the second-order term
+``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
+measured widths per ``k`` are in ``benchmarks/RESULTS.md``.
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
@@ -158,11 +207,31 @@ TOL_FAIL = 1e-2
 #: 5.9e-3 in 77 s with none, 5.6e-3 with two)
 EXTRA_LIGHT = 1
 
+#: from this k on the top heavy level stays heavy (series enclosure: the top light level's
+#: Poisson count dominates p_2's spread; at L = 40, N = 10^7, k = 64, tol = 1e-5 the relative
+#: width falls from 0.19 to 1.3e-2, 463 CPU s)
+EXTRA_LIGHT_MAX_K = 64
+
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
 
 #: fewest outputs ``kN`` for which the strategy is offered (the light law must be smooth)
 MIN_OUTPUTS = 2000
+
+#: the light e_m by the exact generating function (``"series"``, module doc) or by the
+#: Bonferroni power-sum bracket (``"bonferroni"``)
+ENCLOSURE = "series"
+
+#: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
+#: ones enter as intervals directly
+SERIES_VARS = 8
+
+#: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
+#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
+TAU_BIN = 0.02
+
+#: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
+SERIES_SPLIT = 4
 
 
 @dataclass(frozen=True)
@@ -290,6 +359,231 @@ class _Threshold:
         return math.exp(t)
 
 
+def _exp_series(q, n):
+    """``exp(Q) mod t^n`` for ``Q(0) = 0`` (arb coefficients ``q``):
+    ``g_j = (1/j) sum_(i=1)^j i q_i g_(j-i)`` (``G' = Q' G``)."""
+    nz = [i for i in range(1, n) if i < len(q) and not q[i].is_zero()]
+    g = [arb(1)] + [arb(0)] * (n - 1)
+    for j in range(1, n):
+        s = arb(0)
+        for i in nz:
+            if i > j:
+                break
+            s += i * q[i] * g[j - i]
+        g[j] = s / j
+    return g
+
+
+def _mul(a, b, n):
+    """Coefficients ``0 .. n-1`` of the product of two coefficient lists."""
+    cf = (arb_poly(a) * arb_poly(b)).coeffs()
+    return [cf[j] if j < len(cf) else arb(0) for j in range(n)]
+
+
+def _ball(r) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb or float, its upper end taken)."""
+    return arb(0, _hi(r if isinstance(r, arb) else arb(r)))
+
+
+class _Box:
+    """The power-sum box of one light law for the series enclosure (module doc): Taylor
+    variables ``p_i``, ``i = 2 .. I``, in ``[lo_i, hi_i]``; ``p_i`` for ``I < i`` bounded by
+    ``w_max^(i-3) P3hi`` (and ``w_max^(i-2) P2hi``).  Holds the polynomials (degree ``<= k``)
+
+        G0 = exp(Q(pbar)),   G_i = G0 d_i,   H_(ii') = exp(Q(box)) d_i d_(i'),
+        Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
+        d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
+
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi):
+        n = k + 1
+        self.k, self.tau, self.iv = k, tau, dict(iv)
+        self.wmax, self.P2hi, self.P3hi = wmax, P2hi, P3hi
+        self.vars = sorted(iv)
+        self.pbar, self.rad = {}, {}
+        for i, (lo, hi) in iv.items():
+            pb = arb((float(lo) + float(hi)) / 2)
+            self.pbar[i] = pb
+            self.rad[i] = arb(max(_hi(hi - pb), _hi(pb - lo)))
+        I = max(self.vars) if self.vars else 1
+        fixed = [arb(0)] * n
+        for i in range(I + 1, n):
+            ub = arb(min(_hi(P3hi * wmax ** (i - 3)), _hi(P2hi * wmax ** (i - 2))))
+            fixed[i] += _ball(ub / i)
+            fixed[1] += _ball(tau ** (i - 1) * ub / i)
+        # i > k: t terms only, sum_(i > k) p_i tau^(i-1) / i <= (geometric bound)
+        if n > 1 and tau > 0:
+            tw = tau * wmax
+            if not tw < 1:
+                raise PrecisionError("kfourier: tau w_max >= 1")
+            i0 = max(I + 1, n, 3)
+            T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
+            if not self.vars and n <= 2:
+                T += P2hi * tau / 2
+            fixed[1] += _ball(T)
+        self.d = {}
+        for i in self.vars:
+            s = arb(-1) ** (i - 1) / i
+            c = [arb(0)] * n
+            if i < n:
+                c[i] += s               # t^i beyond t^k: only its t term is kept
+            c[1] -= s * tau ** (i - 1)
+            self.d[i] = c
+
+        def Q(vals):
+            q = list(fixed)
+            for i in self.vars:
+                for j, c in enumerate(self.d[i]):
+                    if not c.is_zero():
+                        q[j] += c * vals[i]
+            return q
+        self.G0 = _exp_series(Q(self.pbar), n)
+        GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}), n)
+        self.polys = [self.G0] + [_mul(self.G0, self.d[i], n) for i in self.vars]
+        self.pairs = []
+        for a, i in enumerate(self.vars):
+            Gi = _mul(GB, self.d[i], n)
+            for i2 in self.vars[a:]:
+                c = arb(1) if i2 != i else arb(0.5)
+                self.pairs.append((c * self.rad[i] * self.rad[i2], _mul(Gi, self.d[i2], n)))
+
+    def enlarged(self, frac: float) -> "_Box":
+        """A box containing this one, every interval widened by ``frac`` of its width."""
+        iv = {}
+        for i in (2, 3):
+            if i in self.iv:
+                lo, hi = self.iv[i]
+                w = (hi - lo) * frac
+                iv[i] = (arb(max(float((lo - w).lower()), 0.0)), arb(_hi(hi + w)))
+        P2hi = iv[2][1] if 2 in iv else self.P2hi
+        P3hi = iv[3][1] if 3 in iv else self.P3hi * (1 + frac)
+        for i in self.vars:
+            if i >= 4:
+                iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
+        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi)
+
+    def halves(self):
+        """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
+        lo, hi = self.iv[2]
+        mid = arb(float(((lo + hi) / 2).mid()))
+        out = []
+        for a, b in ((lo, mid), (mid, hi)):
+            iv = dict(self.iv)
+            iv[2] = (a, b)
+            p3hi = arb(min(_hi(self.P3hi), _hi(self.wmax * b)))
+            if 3 in iv:
+                iv[3] = (iv[3][0], p3hi)
+            for i in self.vars:
+                if i >= 4:
+                    iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
+            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi))
+        return out
+
+    def contains(self, other: "_Box") -> bool:
+        return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
+                and _hi(other.P2hi) <= float(self.P2hi.lower()) and _hi(other.P3hi) <= float(self.P3hi.lower())
+                and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
+                        for i in self.vars))
+
+    def enclose(self, vals):
+        """``vals[0] + sum_i vals_i [-r_i, r_i] + sum_(i<=i') c |vals_(ii')| r_i r_i'``: the
+        second-order Taylor enclosure over the box from the polynomials' values (same order)."""
+        nv = len(self.vars)
+        tot = vals[0]
+        for a, i in enumerate(self.vars):
+            tot += vals[1 + a] * _ball(self.rad[i])
+        e = arb(0)
+        for (c, _), v in zip(self.pairs, vals[1 + nv:]):
+            e += c * v.abs_upper()
+        return tot + _ball(e)
+
+    def all_polys(self):
+        return self.polys + [p for _, p in self.pairs]
+
+
+class _Series:
+    """``F(Y) = kappa [t^k] E_H(t) e^(tY) G(t)`` (module doc) for one heavy configuration,
+    enclosed over the light law's power-sum box, as polynomials in ``Y``."""
+
+    def __init__(self, E, kappa, k, boxes):
+        self.E, self.kappa, self.k = E, kappa, k
+        fact = [arb(math.factorial(j)) for j in range(k + 1)]
+        self.parts = []
+        for box in boxes:
+            ypolys = []
+            for P in box.all_polys():
+                B = _mul(E, P, k + 1)
+                ypolys.append(arb_poly([B[k - j] / fact[j] for j in range(k + 1)]))
+            self.parts.append((box, ypolys))
+        self.main = self.parts[len(self.parts) // 2][1][0]
+        self.dmain = self.main.derivative()
+
+    def value(self, y: arb) -> arb:
+        """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes."""
+        out = None
+        for box, ypolys in self.parts:
+            v = box.enclose([p(y) for p in ypolys])
+            out = v if out is None else out.union(v)
+        return self.kappa * out
+
+    def main_value(self, y: arb) -> arb:
+        """``F(y, pbar)`` of the middle box (a Newton guess only)."""
+        return self.kappa * self.main(y)
+
+    def lo(self, y: arb) -> arb:
+        return self.value(y)
+
+    def up(self, y: arb) -> arb:
+        return self.value(y)
+
+    def lo_end(self, y: arb) -> arb:
+        return arb(self.value(y).lower())
+
+    def up_end(self, y: arb) -> arb:
+        return arb(self.value(y).upper())
+
+    def dlog(self, y: arb) -> float:
+        v = self.main(y)
+        return float(y * self.dmain(y) / v) if v > 0 else 1.0
+
+    root = _Threshold.root
+
+
+#: relative steps from a Newton guess to a certified threshold point (series)
+_STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
+
+
+def _monotone_pieces(box: _Box, ylo: float, yhi: float) -> bool:
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y`` in ``[ylo, yhi]`` and
+    ``p`` in the box (pieces of relative width ``<= 1/(4k)``, bisected where undecided);
+    then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for every heavy configuration."""
+    k = box.k
+    if k < 2:
+        return True
+    polys = box.all_polys()
+    fact = [arb(math.factorial(j)) for j in range(k + 1)]
+
+    def ok(a, b, depth):
+        Y = arb((a + b) / 2, (b - a) / 2 * (1 + 1e-9))
+        EY = [Y ** j / fact[j] for j in range(k + 1)]
+        prods = [_mul(EY, P, k) for P in polys]
+        for j in range(k):
+            if not box.enclose([p[j] for p in prods]) > 0:
+                if depth >= 8:
+                    return False
+                c = (a + b) / 2
+                return ok(a, c, depth + 1) and ok(c, b, depth + 1)
+        return True
+    n = max(1, math.ceil(math.log(yhi / ylo) * 4 * k))
+    r = (yhi / ylo) ** (1 / n)
+    a = ylo
+    for _ in range(n):
+        b = min(a * r, yhi) if _ < n - 1 else yhi
+        if not ok(a, b, 0):
+            return False
+        a = b
+    return True
+
+
 class _Run:
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False):
@@ -307,7 +601,7 @@ class _Run:
         # the lowest heavy level(s) back to the light law where many heavy levels remain:
         # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
         # mass over many small nodes, while their weights are small enough for the bracket
-        for _ in range(EXTRA_LIGHT):
+        for _ in range(EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
         ctx.prec = prec
@@ -335,9 +629,22 @@ class _Run:
         # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
         # cancels to first order (module doc), so the bracket's width in p_2 shrinks
         xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
-        self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
         self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
-        self.wy = [x - self.alpha * x * x for x in self.wl]
+        self.series = ENCLOSURE == "series" and not pilot
+        self.w3 = [x * x * x for x in self.wl]
+        self.regions = []
+        self.b = 0                              # the current bin of tau (series)
+        if self.series:
+            # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2;
+            # bins tau_b = tau_0 (1 + TAU_BIN)^b, each leaf in the bin nearest its own tau
+            self.alpha = arb(0)
+            self.tau_max = 0.5 / float(self.wmax.upper())
+            self.tau0 = min(2 * alpha, self.tau_max)
+            self.bins = {}
+            self.add_bin(0)
+        else:
+            self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
+            self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl])}
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         self.leaf_tol = tol * LEAF_FRACTION
@@ -349,17 +656,58 @@ class _Run:
         self.fail = arb(0)
         self.hi = arb(0)
         self.lo = arb(0)
-        self.pend_up, self.pend_dn = [], []
+        self.pend = {}                         # bin -> (pending up items, pending dn items)
+        self.fourier = 0
         self.sg_base = plan.sigma_light
         self.decay = {}
         self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
 
     # ----------------------------------------------------------------- light laws
+    @property
+    def wy(self):
+        return self.bins[self.b][1]
+
+    @property
+    def tau(self):
+        return self.bins[self.b][0]
+
+    def add_bin(self, b):
+        if b not in self.bins:
+            tau = arb(self.tau0 * (1 + TAU_BIN) ** b if self.tau0 > 0 else 0.0)
+            wy = [(1 + tau * x).log() / tau if tau > 0 else x for x in self.wl]
+            self.bins[b] = (tau, wy)
+
+    def leaf_bin(self, E, x0) -> int:
+        """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
+        cancelling value at its threshold point; floats, it only chooses the statistic)."""
+        if self.tau0 <= 0 or TAU_BIN <= 0:
+            return 0
+        th = _Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
+        try:
+            x = th.root(th.up, self.thr, x0)
+            a = _alpha_at(th, self.k, x)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return 0
+        if not (a and a > 0 and math.isfinite(a)):
+            return 0
+        tau = min(2 * a, self.tau_max)
+        b = round(math.log(tau / self.tau0) / math.log(1 + TAU_BIN))
+        b = max(-200, min(b, 200))
+        while self.tau0 * (1 + TAU_BIN) ** b > self.tau_max:
+            b -= 1
+        self.add_bin(b)
+        return b
+
     def law(self, n, m):
-        key = (n, m)
+        key = (n, m, self.b)
         if key not in self.laws:
             facs = [(self.pl0, n)] + ([(self.pl1, m)] if m else [])
             law = LightLaw(self.wy, facs, self.prec)
+            if self.series:
+                P2lo, P2hi, f2 = self.p2_levels(n, m, facs)
+                sb = self._series_box(law, facs, P2lo, P2hi)
+                self.laws[key] = (law, P2lo, P2hi, sb, f2 + sb[3])
+                return self.laws[key]
             law2 = LightLaw(self.w2, facs, self.prec)
             P2hi, f_hi = self._chernoff_level(law2, +1)
             P2lo, f_lo = self._chernoff_level(law2, -1)
@@ -373,6 +721,87 @@ class _Run:
             self.laws[key] = (law, P2lo, P2hi, xstar, fail)
         return self.laws[key]
 
+    def p2_levels(self, n, m, facs):
+        """Chernoff levels of ``p_2`` (the same for every bin), ``(P2lo, P2hi, fail)``."""
+        key = ("p2", n, m)
+        if key not in self.laws:
+            law2 = LightLaw(self.w2, facs, self.prec)
+            P2hi, f_hi = self._chernoff_level(law2, +1)
+            P2lo, f_lo = self._chernoff_level(law2, -1)
+            self.laws[key] = (P2lo, P2hi, f_hi + f_lo)
+        return self.laws[key]
+
+    def p3_levels(self, n, m, facs):
+        key = ("p3", n, m)
+        if key not in self.laws:
+            law3 = LightLaw(self.w3, facs, self.prec)
+            P3hi, g_hi = self._chernoff_level(law3, +1)
+            P3lo, g_lo = self._chernoff_level(law3, -1)
+            self.laws[key] = (P3lo, P3hi, g_hi + g_lo)
+        return self.laws[key]
+
+    def _series_box(self, law, facs, P2lo, P2hi):
+        """``(box, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
+        box (p_3 by its own Chernoff levels) and the range of ``Y`` (module doc)."""
+        k = self.k
+        n, m = facs[0][1], (facs[1][1] if len(facs) > 1 else 0)
+        P3lo, P3hi, g3 = self.p3_levels(n, m, facs)
+        ymin, f0 = self._y_level(law, -1)
+        ymax, f1 = self._y_level(law, +1)
+        boxes = []
+        S = SERIES_SPLIT if k >= 3 else 1
+        cuts = [P2lo + (P2hi - P2lo) * j / S for j in range(S)] + [P2hi]
+        for j in range(S):
+            # p_2 in [a, b]; then p_3 <= w_max p_2 <= w_max b (every light weight <= w_max)
+            a, b = arb(float(cuts[j].lower())) if j else P2lo, arb(_hi(cuts[j + 1])) if j < S - 1 else P2hi
+            p3hi = arb(min(_hi(P3hi), _hi(self.wmax * b)))
+            if k >= 3 and p3hi < P3lo:
+                continue                 # empty: p_3 >= P3lo > w_max p_2
+            iv = {}
+            for i in range(2, SERIES_VARS + 1 if k >= 2 else 2):
+                if i == 2:
+                    iv[i] = (a, b)
+                elif i == 3:
+                    iv[i] = (P3lo, p3hi)
+                else:
+                    iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
+            boxes.append(_Box(k, self.tau, iv, self.wmax, b, p3hi))
+        return boxes, ymin, ymax, g3 + f0 + f1
+
+    def _y_level(self, law, sign):
+        """A level of the light statistic beyond which the mass is at most ``tol_f``."""
+        for z in (9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256, 512, 1024):
+            s = law.meanf + sign * z * law.sdf
+            if sign < 0 and s < 0.05 * law.meanf:
+                s = 0.05 * law.meanf
+            B, _ = law.chernoff(s, sign > 0)
+            if _hi(B) < self.tol_f:
+                return s, B
+            if sign < 0 and s <= 0.05 * law.meanf:
+                break
+        raise CapacityError("kfourier: the light statistic is not concentrated enough for the series "
+                            "enclosure")
+
+    def ensure_monotone(self, box, ymin, ymax):
+        """Certify ``dF/dY >= 0`` on ``[ymin, ymax]`` over ``box`` (module doc), once per
+        region: a region certified for a slightly larger box and range serves every law in it."""
+        for ylo, yhi, rb in self.regions:
+            if ylo <= ymin and ymax <= yhi and rb.contains(box):
+                return
+        span = ymax - ymin
+        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), ymax + 0.1 * span
+        rb = box.enlarged(0.25)
+
+        def check(b, depth):
+            # a box where the Taylor form is too wide is cut in two along p_2 (the union
+            # of the halves is the box)
+            if _monotone_pieces(b, ylo, yhi):
+                return True
+            return depth < 4 and 2 in b.iv and all(check(h, depth + 1) for h in b.halves())
+        if not check(rb, 0):
+            raise PrecisionError("kfourier: cannot certify that R increases with the light statistic")
+        self.regions.append((ylo, yhi, rb))
+
     def _chernoff_level(self, law2, sign):
         """A level of ``p_2`` beyond which (``sign`` +1: above, -1: below) the mass
         is at most ``tol_f``, and that bound (arb)."""
@@ -382,10 +811,18 @@ class _Run:
                   512, 1024):
             s = law2.meanf + sign * z * law2.sdf
             if s <= 0:
-                return arb(0), arb(0)
+                break
             B, _ = law2.chernoff(s, sign > 0)
             if _hi(B) < self.tol_f:
                 return arb(s), B
+        if sign < 0:
+            # a spread law: fractions of the mean (any Chernoff level is valid), else 0
+            for f in (0.7, 0.5, 0.35, 0.25, 0.15, 0.1, 0.05, 0.02, 0.01):
+                s = law2.meanf * f
+                B, _ = law2.chernoff(s, False)
+                if _hi(B) < self.tol_f:
+                    return arb(s), B
+            return arb(0), arb(0)
         raise PrecisionError("cannot bound the light sum of squares; ask for fewer digits")
 
     def smoothing(self, n0):
@@ -396,7 +833,7 @@ class _Run:
         n_min = max(2, self.n_users - self.n_slack)
         while True:
             sg = aa / K_SMOOTH
-            key = (aa, U1)
+            key = (aa, U1, self.b)
             try:
                 if key not in self.decay:
                     self.decay[key] = law.decay_bands(n_min, U1, sg, self.eps_int)
@@ -521,6 +958,8 @@ class _Run:
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
+        if self.series:
+            return self.series_leaf(n, m, E, P)
         th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
         thr = self.thr
         self.fail += P * fail
@@ -562,6 +1001,55 @@ class _Run:
         else:
             self.tail(n, m, law, s_up, P, "up")
 
+    def series_leaf(self, n, m, E, P):
+        """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
+        ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
+        self.b = self.leaf_bin(E, self.law(n, m)[0].meanf)
+        try:
+            self.series_bin_leaf(n, m, E, P)
+        finally:
+            self.b = 0
+
+    def series_bin_leaf(self, n, m, E, P):
+        law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
+        for box in boxes:
+            self.ensure_monotone(box, ymin, ymax)
+        th = _Series(E, self.kappa, self.k, boxes)
+        thr = self.thr
+        self.fail += P * fail
+        a0, a1 = arb(ymin), arb(ymax)
+        # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
+        x_main = th.root(th.main_value, thr, law.meanf)
+        if th.lo(a0) > thr:
+            self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
+        else:
+            x = th.root(th.lo_end, thr, x_main)
+            s_dn = None
+            for dlt in _STEPS:
+                c = arb(x * (1 + dlt))
+                if not c < a1:
+                    break
+                if th.lo(c) > thr:
+                    s_dn = c
+                    break
+            if s_dn is None:
+                self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
+            else:
+                self.tail(n, m, law, s_dn, P, "dn")
+        if not th.up(a0) < thr:
+            self.add_up_exact(P, arb(1))
+        elif th.up(a1) < thr:
+            self.add_up_exact(P, arb(0))          # R > thr only on the failure event
+        else:
+            x = th.root(th.up_end, thr, x_main)
+            s_up = a0
+            for dlt in _STEPS:
+                c = arb(x * (1 - dlt))
+                if c > a0 and th.up(c) < thr:
+                    s_up = c
+                    break
+            self.tail(n, m, law, s_up, P, "up")
+
     def pilot_leaf(self, th, law, P):
         """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
         weighted by its mass near the point (floats; it only chooses ``alpha``)."""
@@ -572,14 +1060,10 @@ class _Run:
         z = (x - law.meanf) / law.sdf
         if not math.isfinite(z) or abs(z) > 8:
             return
-        num = den = 0.0
-        for m in th.nz:
-            e = float(th.E[self.k - m]) / math.factorial(m)
-            num += e * comb(m, 2) * x ** max(m - 2, 0)
-            den += e * m * x ** max(m - 1, 0)
-        if den > 0:
+        a = _alpha_at(th, self.k, x)
+        if a is not None:
             wt = float(P) * math.exp(-z * z / 2)
-            self.pilot_num += wt * num / den
+            self.pilot_num += wt * a
             self.pilot_den += wt
 
     def add_up_exact(self, P, A):
@@ -612,10 +1096,19 @@ class _Run:
                 else:
                     self.add_dn_exact(P, arb(0) if above else 1 - Bu)
                 return
-        (self.pend_up if side == "up" else self.pend_dn).append((n, m, s, P))
+        self.pend.setdefault(self.b, ([], []))[0 if side == "up" else 1].append((n, m, s, P))
+        self.fourier += 1
 
     # ----------------------------------------------------------------- Fourier
     def flush(self):
+        """One Gil-Pelaez integral per bin of the light statistic."""
+        for b in sorted(self.pend):
+            self.b = b
+            self.pend_up, self.pend_dn = self.pend[b]
+            self.flush_bin()
+        self.b = 0
+
+    def flush_bin(self):
         items = self.pend_up + self.pend_dn
         if not items:
             return
@@ -735,6 +1228,16 @@ class _Run:
             return W / 2 + I1 / arb.pi()
 
 
+def _alpha_at(th, k, x):
+    """``alpha = -(dR/dp_2) / (dR/dx)`` of the main term at ``x`` (floats), or None."""
+    num = den = 0.0
+    for m in th.nz:
+        e = float(th.E[k - m]) / math.factorial(m)
+        num += e * comb(m, 2) * x ** max(m - 2, 0)
+        den += e * m * x ** max(m - 1, 0)
+    return num / den if den > 0 else None
+
+
 def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
     """``(1 + w t)^c`` truncated at degree ``k``."""
     cf = [arb(1)]
@@ -792,7 +1295,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     lo = max(lo, Fraction(0))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
-                    len(run.pend_up) + len(run.pend_dn), _hi(run.dropped), time.time() - t0)
+                    run.fourier, _hi(run.dropped), time.time() - t0)
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,
