@@ -299,8 +299,10 @@ static inline uf big_pos_up(const big *a, int nl) {
 static inline double big_to_double(const big *a, int nl) {
     big t; int neg = big_neg(a, nl);
     if (neg) big_negate(&t, a, nl); else memcpy(t.w, a->w, (size_t)nl * sizeof(u64));
-    double x = nl >= 2 ? ldexp((double)t.w[nl - 1] * 18446744073709551616.0 + (double)t.w[nl - 2], 64 * (nl - 2))
-                       : (double)t.w[0];
+    int k = nl - 1;                        /* the most significant nonzero limb */
+    while (k > 0 && t.w[k] == 0) k--;
+    double x = k >= 1 ? ldexp((double)t.w[k] * 18446744073709551616.0 + (double)t.w[k - 1], 64 * (k - 1))
+                      : (double)t.w[0];
     return neg ? -x : x;
 }
 
@@ -310,6 +312,38 @@ static inline int sign_at(const big *a, i64 t, const big *b, int nl) {
     return big_sign(&r, nl);
 }
 
+/* smallest t in [0, m] with sign(a + t b) >= s (b > 0, so the sign is nondecreasing in t), or
+   m + 1.  t0 is a floating-point guess: the answer is bracketed by galloping from it (steps
+   1, 2, 4, ...) and then bisected, so a guess off by d costs O(log d) exact evaluations (a
+   linear walk from a bad guess -- e.g. a weight that fits in the lowest limb -- took ~2^62). */
+static i64 first_at_least(const big *a, const big *b, i64 t0, i64 m, int nl, int s) {
+    i64 lo, hi;                            /* the answer lies in (lo, hi] */
+    if (t0 < 0) t0 = 0;
+    if (t0 > m + 1) t0 = m + 1;
+    if (t0 > m || sign_at(a, t0, b, nl) >= s) {
+        hi = t0;
+        for (i64 step = 1;; step <<= 1) {
+            if (step > hi) { lo = -1; break; }
+            i64 c = hi - step;
+            if (sign_at(a, c, b, nl) < s) { lo = c; break; }
+            hi = c;
+        }
+    } else {
+        lo = t0;
+        for (i64 step = 1;; step <<= 1) {
+            if (step > m - lo) { hi = m + 1; break; }
+            i64 c = lo + step;
+            if (sign_at(a, c, b, nl) >= s) { hi = c; break; }
+            lo = c;
+        }
+    }
+    while (hi - lo > 1) {
+        i64 mid = lo + (hi - lo) / 2;
+        if (sign_at(a, mid, b, nl) >= s) hi = mid; else lo = mid;
+    }
+    return hi;
+}
+
 /* smallest t in [0, m] with a + t b > 0 (b > 0), or m + 1 */
 static i64 first_pos(const big *a, const big *b, double bd, i64 m, int nl) {
     double x = -big_to_double(a, nl) / bd;
@@ -317,24 +351,17 @@ static i64 first_pos(const big *a, const big *b, double bd, i64 m, int nl) {
     if (!(x == x) || x > (double)(m + 1)) t = m + 1;
     else if (x < 0) t = 0;
     else t = (i64)floor(x) + 1;
-    if (t > m + 1) t = m + 1;
-    while (t > 0 && sign_at(a, t - 1, b, nl) > 0) t--;
-    while (t <= m && sign_at(a, t, b, nl) <= 0) t++;
-    return t;
+    return first_at_least(a, b, t, m, nl, 1);
 }
 
 /* largest t in [0, m] with a + t b < 0 (b > 0), or -1 */
 static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
     double x = -big_to_double(a, nl) / bd;
     i64 t;
-    if (!(x == x) || x < 0) t = -1;
-    else if (x > (double)m) t = m;
-    else t = (i64)ceil(x) - 1;
-    if (t < -1) t = -1;
-    if (t > m) t = m;
-    while (t < m && sign_at(a, t + 1, b, nl) < 0) t++;
-    while (t >= 0 && sign_at(a, t, b, nl) >= 0) t--;
-    return t;
+    if (!(x == x) || x < 0) t = 0;
+    else if (x > (double)m) t = m + 1;
+    else t = (i64)ceil(x);
+    return first_at_least(a, b, t, m, nl, 0) - 1;
 }
 
 /* ------------------------------------------------------------------ binomial rows */
