@@ -102,12 +102,12 @@ def test_fast_pass_refusal_no_longer_refuses_the_tree(monkeypatch):
     orig = fastkernel.fast_tail_sums
     calls = []
 
-    def capped(mech, N, num, den, exact, tol):
+    def capped(mech, N, num, den, exact, tol, **kw):
         calls.append(tol)
         if tol < 1e-6:      # every magnitude pass (the first is at 1e-8)
             from exactdp.core.errors import CapacityError
             raise CapacityError("fast mode: level 2 would expand too many nodes")
-        return orig(mech, N, num, den, exact, tol=tol)
+        return orig(mech, N, num, den, exact, tol=tol, **kw)
 
     monkeypatch.setattr(fastkernel, "fast_tail_sums", capped)
     d = from_randomized_response(300, 4, "1/4")
