@@ -109,7 +109,8 @@ from ..core.errors import CapacityError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 
-__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window", "cf_pair"]
+__all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window", "cf_pair",
+           "band_decay_bound"]
 
 #: radians a light category's phase may turn over the light Fourier window
 OMEGA = 400.0
@@ -204,6 +205,41 @@ def split_plan(mech: Mechanism, N: int, omega: float = OMEGA, min_count: float =
             break
         top -= 1
     return Plan(tuple(range(top + 1)), tuple(range(L, top, -1)), sd)
+
+
+def band_decay_bound(a1, a2, d, c, n, *, sg: float = 0.0, min_phase: float | None = None):
+    """Proved upper bounds ``B`` on ``|phi(u)|^n exp(-sg^2 u^2 / 2)`` over the bands
+    ``[a1, a2]`` (float64 arrays of equal length, ``0 < a1 < a2``), one per band.
+
+    ``phi`` is a user's characteristic function with ``|phi|^2 = 1 - sum_pairs c (1 -
+    cos(u d))`` (``d`` the pairs' weight differences, ``c = 2 p_l p_l'``: the module
+    doc).  Every term is nonnegative, so any subset of the pairs and the minimum of
+    each term over a band give ``D <= 1 - |phi|^2`` there, and ``|phi|^n <= exp(-n D /
+    2)``.  The pairs used are those whose phase ``u d / 2 pi`` does not wrap on the
+    band: inside one period ``1 - cos(2 pi x)`` is smallest at an end (float64; the
+    band is widened by 1e-12 relative and the margin covers the rounding of the
+    phase, ~1e-16 per radian).  The Gaussian factor is ``exp(-sg^2 a1^2 / 2)`` (none
+    when ``sg`` is 0).  ``min_phase``, when given, drops the pairs with ``d a2 <
+    min_phase`` besides: a choice (a subset of pairs), not needed for the bound.
+    Used by :meth:`LightLaw.decay_bands` and the lattice route of
+    :mod:`exactdp.engine.tilted`.
+    """
+    import numpy as np
+    twopi = 2 * math.pi
+    a1, a2 = a1[:, None], a2[:, None]
+    x1 = a1 * d / twopi * (1 - 1e-12)
+    x2 = a2 * d / twopi * (1 + 1e-12)
+    k1 = np.floor(x1)
+    m = (np.minimum(1 - np.cos(twopi * x1), 1 - np.cos(twopi * x2))
+         - 1e-14 * (1 + twopi * x2))
+    ok = (d * (a2 - a1) <= twopi) & (k1 == np.floor(x2)) & (x1 - k1 >= 1e-9) & (m > 0)
+    if min_phase is not None:
+        ok &= d >= min_phase / a2
+    D = (c * np.where(ok, m, 0.0)).sum(axis=1) * (1 - 1e-9)
+    e = -n * D / 2
+    if sg:
+        e = e - sg * sg * a1[:, 0] ** 2 / 2
+    return np.exp(e) * (1 + 1e-12)
 
 
 # --------------------------------------------------------------------------- light law
@@ -350,7 +386,6 @@ class _Light:
         wf = np.array(self.wf, dtype=float)
         pf = np.array(probs, dtype=float)
         Ug = math.sqrt(2 * math.log(1 / eps) + 20) / sg
-        twopi = 2 * math.pi
         starts = [U1]
         while starts[-1] * 2 < Ug:
             starts.append(starts[-1] * 2)
@@ -359,20 +394,7 @@ class _Light:
         chunk = max(1, 1_000_000 // max(1, len(d_arr)))
 
         def bound(a1, a2):
-            # D <= 1 - |phi|^2 on [a1, a2] from the pairs whose phase does not wrap: on
-            # [x1, x2] inside one period, 1 - cos(2 pi x) is smallest at an end (float64;
-            # the band is widened by 1e-12 relative and the margin covers the rounding
-            # of the phase, ~1e-16 per radian)
-            a1, a2 = a1[:, None], a2[:, None]
-            x1 = a1 * d_arr / twopi * (1 - 1e-12)
-            x2 = a2 * d_arr / twopi * (1 + 1e-12)
-            k1 = np.floor(x1)
-            m = (np.minimum(1 - np.cos(twopi * x1), 1 - np.cos(twopi * x2))
-                 - 1e-14 * (1 + twopi * x2))
-            ok = ((d_arr >= 1e-4 / a2) & (d_arr * (a2 - a1) <= twopi) & (k1 == np.floor(x2))
-                  & (x1 - k1 >= 1e-9) & (m > 0))
-            D = (c_arr * np.where(ok, m, 0.0)).sum(axis=1) * (1 - 1e-9)
-            return np.exp(-n_min * D / 2 - sg * sg * a1[:, 0] ** 2 / 2) * (1 + 1e-12)
+            return band_decay_bound(a1, a2, d_arr, c_arr, n_min, sg=sg, min_phase=1e-4)
 
         T1 = T2 = 0.0
         done = depth = 0

@@ -100,7 +100,7 @@ from flint import acb, arb, ctx, fmpq
 from ..core.errors import ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
-from .largen import K_SMOOTH, LightLaw, cf_pair
+from .largen import K_SMOOTH, LightLaw, band_decay_bound, cf_pair
 
 __all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "chernoff_bounds", "prefactor",
            "CHERNOFF_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
@@ -355,7 +355,7 @@ def _lattice_decay(vf, pf, N: int, th1: float, eps: float, *, max_bands: int = 2
     """Proved bounds ``(T1, T2)`` on ``int_th1^pi |f|^N / u^k du`` (k = 1, 2) for the lattice
     user ``f(u) = sum_l p_l e^{i u V_l}``: ``|f|^2 = 1 - 2 sum_{l<l'} p_l p_l' (1 - cos(u (V_l' -
     V_l)))``, each term's minimum over a band from the pairs whose phase does not wrap
-    (as :meth:`exactdp.engine.largen.LightLaw.decay_bands`, without a Gaussian factor);
+    (:func:`exactdp.engine.largen.band_decay_bound`, without a Gaussian factor);
     bands are bisected until each bound is below ``eps / 64`` or its share below
     ``eps 2^-24``.  Raises :class:`PrecisionError` past ``max_bands`` band bounds."""
     import numpy as np
@@ -364,28 +364,16 @@ def _lattice_decay(vf, pf, N: int, th1: float, eps: float, *, max_bands: int = 2
              if N * pf[i] * pf[j] > 1e-6]
     d_arr = np.array([d for d, _ in pairs], dtype=float)
     c_arr = np.array([c for _, c in pairs], dtype=float)
-    twopi = 2 * math.pi
     starts = [th1]
     while starts[-1] * 2 < math.pi:
         starts.append(starts[-1] * 2)
     u1 = np.array(starts if th1 < math.pi else [], dtype=float)
     u2 = np.minimum(2 * u1, math.pi)
 
-    def bound(a1, a2):
-        a1, a2 = a1[:, None], a2[:, None]
-        x1 = a1 * d_arr / twopi * (1 - 1e-12)
-        x2 = a2 * d_arr / twopi * (1 + 1e-12)
-        k1 = np.floor(x1)
-        m = (np.minimum(1 - np.cos(twopi * x1), 1 - np.cos(twopi * x2))
-             - 1e-14 * (1 + twopi * x2))
-        ok = ((d_arr * (a2 - a1) <= twopi) & (k1 == np.floor(x2)) & (x1 - k1 >= 1e-9) & (m > 0))
-        D = (c_arr * np.where(ok, m, 0.0)).sum(axis=1) * (1 - 1e-9)
-        return np.exp(-N * D / 2) * (1 + 1e-12)
-
     T1 = T2 = 0.0
     done = 0
     while len(u1):
-        B = bound(u1, u2)
+        B = band_decay_bound(u1, u2, d_arr, c_arr, N)
         done += len(u1)
         if done > max_bands:
             raise PrecisionError("cannot prove the decay of the lattice law's characteristic function")
