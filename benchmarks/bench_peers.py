@@ -7,7 +7,9 @@ certified bracket of :func:`exactdp.apps.guarantee.guarantee` (and which bound g
 its upper end), and each implemented peer bound (:mod:`exactdp.apps.peers`):
 FMT 2021 closed form (float, mpmath), FMT 2021 clone, FMT 2023 stronger
 clone, Wang et al. 2024 variation ratio, Balle et al. 2019 blanket (Hoeffding
-and Bennett) -- all but the closed form certified upper ends.  Prints a markdown table (docs/peers.md).
+and Bennett), Su-Cheng-Wang S&P 2026 (optimal decomposition; evaluated at L = 1
+only) and Koskela et al. 2021 (the pair their accountant evaluates) -- all but the
+closed form certified upper ends.  Prints a markdown table (docs/peers.md).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ def row(n, L, q, delta):
             "clone_fmt23": up("clone-fmt23"), "clone_fmt21": up("clone-fmt21"),
             "variation_ratio": up("variation-ratio"), "blanket_hoeffding": up("blanket-hoeffding"),
             "blanket_bennett": up("blanket-bennett"),
+            # Su-Cheng-Wang is evaluated at L = 1 only (exactdp.apps.peers.scw_delta)
+            "scw": up("scw-blanket") if "scw-blanket" in p else None,
+            "koskela": up("pld-koskela21"),
             "fmt21_closed": None if p["fmt21-closed"] is None else float(p["fmt21-closed"]),
             "seconds": round(sec, 1)}
 
@@ -43,16 +48,20 @@ def row(n, L, q, delta):
 def markdown(rows):
     out = ["| n | L | exact pair (canonical, worst dir.) | guarantee [lower, upper] (upper from) "
            "| FMT'23 stronger clone | FMT'21 clone | Wang'24 variation ratio | Balle'19 blanket "
-           "(Hoeffding) | Balle'19 blanket (Bennett) | FMT'21 closed form (Thm 3.1) | s |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
+           "(Hoeffding) | Balle'19 blanket (Bennett) | Su–Cheng–Wang S&P'26 | Koskela et al. 2021 "
+           "| FMT'21 closed form (Thm 3.1) | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lo = float(r["guarantee"][0])
-        rel = lambda x: "n/a (condition fails)" if x is None else f"{x:.5f} (+{100 * (x / lo - 1):.1f} %)"  # noqa: E731
+
+        def rel(x, na="n/a (condition fails)"):
+            return na if x is None else f"{x:.5f} (+{100 * (x / lo - 1):.1f} %)"
         out.append(f"| {r['n']:,} | {r['L']} | [{r['exact_pair'][0]}, {r['exact_pair'][1]}] "
                    f"({r['lower_direction']}) | [{r['guarantee'][0]}, {r['guarantee'][1]}] "
                    f"({r['upper_from']}) | {rel(r['clone_fmt23'])} | {rel(r['clone_fmt21'])} "
                    f"| {rel(r['variation_ratio'])} | {rel(r['blanket_hoeffding'])} "
-                   f"| {rel(r['blanket_bennett'])} "
+                   f"| {rel(r['blanket_bennett'])} | {rel(r['scw'], 'n/a (L ≥ 2: not evaluated)')} "
+                   f"| {rel(r['koskela'])} "
                    f"| {rel(r['fmt21_closed'])} | {r['seconds']} |")
     return "\n".join(out)
 

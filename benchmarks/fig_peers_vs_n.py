@@ -1,7 +1,7 @@
 """Figure: eps(delta = 1e-6) against n for shuffled L-bit RR (q = 1/4), L = 1 and 5.
 
     PYTHONPATH=. python benchmarks/fig_peers_vs_n.py [--n 100 1000 ...] [--L 1 5]
-        [--digits 3] [--plot-only] [--block-upper]
+        [--digits 3] [--plot-only] [--block-upper] [--new-peers] [--table]
 
 For each (n, L): exactdp's certified eps of 000's canonical pair (worst direction;
 the tree engine, or the Fourier strategy of exactdp.engine.largen beyond its capacity),
@@ -10,6 +10,10 @@ maximum at L = 1, n <= 1000, else the least certified published bound), and ever
 certified peer bound of exactdp.apps.peers.  Each (n, L) result is appended to
 docs/figures/peers_eps_vs_n.json as soon as it is computed (a rerun skips the
 points already there), then docs/figures/peers_eps_vs_n.png is drawn.
+
+``--new-peers``: add the Su-Cheng-Wang (L = 1) and Koskela et al. bounds of
+exactdp.apps.peers to the stored rows that predate them (relative tolerance
+10^-digits), recording ``peers_seconds``.
 
 ``--block-upper``: for the stored L = 1 points whose upper end is a published
 bound (n > 1000, computed before the block lemma), recompute the upper end
@@ -52,8 +56,13 @@ def plot(rows, path):
     Ls = sorted({r["L"] for r in rows})
     fig, axes = plt.subplots(1, len(Ls), figsize=(6 * len(Ls), 4.6), squeeze=False)
     names = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
-             "blanket-bennett", "blanket-exact-mgf"]
-    styles = dict(zip(names, ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2)), (0, (1, 1))]))
+             "blanket-bennett", "blanket-exact-mgf", "scw-blanket", "pld-koskela21"]
+    styles = dict(zip(names, ["--", ":", "-.", (0, (3, 1, 1, 1)), (0, (5, 2)), (0, (1, 1)),
+                              (0, (6, 1, 1, 1, 1, 1)), (0, (2, 2))]))
+    # what a curve is at L = 1 / L >= 2 (exactdp.apps.peers; docs/peers.md)
+    notes = {"variation-ratio": (" (= stronger clone)", " (refuted, not a bound)"),
+             "scw-blanket": (" (Su-Cheng-Wang; = stronger clone)", ""),
+             "pld-koskela21": (" (Koskela et al.; 2-RR pair)", " (Koskela et al.; = clone-fmt21)")}
     for ax, L in zip(axes[0], Ls):
         rs = sorted((r for r in rows if r["L"] == L), key=lambda r: r["n"])
         n = [r["n"] for r in rs]
@@ -66,9 +75,10 @@ def plot(rows, path):
         ax.plot(n, [r["guarantee"][1] for r in rs], "s-", color="#55a868", ms=3, lw=1,
                 label="guarantee upper end")
         for k in names:
+            if not any(k in r["peers"] for r in rs):
+                continue        # not evaluated at this L (Su-Cheng-Wang at L >= 2)
             ax.plot(n, [r["peers"].get(k, float("nan")) for r in rs], ls=styles[k], lw=1.3,
-                    label=k + ((" (refuted, not a bound)" if L > 1 else " (= stronger clone)")
-                               if k == "variation-ratio" else ""))
+                    label=k + notes.get(k, ("", ""))[L > 1])
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("n (users)")
@@ -118,19 +128,41 @@ def mgf_upper(rows, ns):
         print(json.dumps(r), flush=True)
 
 
+def new_peers(rows, ns, Ls, digits):
+    """Add Su-Cheng-Wang (L = 1; not evaluated at L >= 2) and Koskela et al. to stored rows
+    computed before :mod:`exactdp.apps.peers` had them, at the rows' tolerance
+    (``10^-digits``, as :func:`point`'s guarantee), and record ``peers_seconds``."""
+    from exactdp.apps.peers import koskela_epsilon, scw_epsilon
+    for r in rows:
+        todo = {"scw-blanket": scw_epsilon} if r["L"] == 1 else {}     # SCW: L = 1 only
+        todo = {k: f for k, f in (todo | {"pld-koskela21": koskela_epsilon}).items()
+                if k not in r["peers"]}
+        if r["n"] not in ns or r["L"] not in Ls or not todo:
+            continue
+        t = time.perf_counter()
+        for k, f in todo.items():
+            e = f(r["n"], r["L"], Fraction(r["q"]), Fraction(r["delta"]), rel=10.0 ** -digits)
+            r["peers"][k] = float(e.upper) * (1 + 2**-50)      # outward: float of a certified end
+        r["peers_seconds"] = round(time.perf_counter() - t, 1)
+        JSON.write_text(json.dumps(rows, indent=1))
+        print(json.dumps(r), flush=True)
+
+
 def table(rows) -> str:
     """The markdown table of docs/peers.md (computed points)."""
     cols = ["clone-fmt21", "clone-fmt23", "variation-ratio", "blanket-hoeffding",
-            "blanket-bennett", "blanket-exact-mgf", "blanket-exact-count"]
+            "blanket-bennett", "scw-blanket", "pld-koskela21", "blanket-exact-mgf",
+            "blanket-exact-count"]
     out = ["| n | L | canonical pair | guarantee [lower, upper] (upper from) | FMT'21 clone "
            "| FMT'23 stronger clone | Wang'24 variation ratio (refuted) | Balle'19 blanket Hoeffding "
-           "| Balle'19 blanket Bennett | blanket, exact MGF (exactdp) | blanket count (exactdp) | s |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| Balle'19 blanket Bennett | Su–Cheng–Wang S&P'26 | Koskela et al. 2021 "
+           "| blanket, exact MGF (exactdp) | blanket count (exactdp) | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["L"], r["n"])):
         g = r["guarantee"]
         vals = " | ".join(f"{r['peers'][k]:.{8 if k == 'blanket-exact-count' else 5}g}"
                           if k in r["peers"] else "–" for k in cols)
-        extra = sum(r.get(k, 0) for k in ("block_seconds", "mgf_seconds"))
+        extra = sum(r.get(k, 0) for k in ("block_seconds", "mgf_seconds", "peers_seconds"))
         sec = f"{r['seconds']}" + (f" + {extra:.1f}" if extra else "")
         out.append(f"| {r['n']:.0e} | {r['L']} | [{r['pair'][0]:.5g}, {r['pair'][1]:.5g}] | "
                    f"[{g[0]:.5g}, {g[1]:.{8 if r['upper_from'] == 'blanket-exact-count' else 5}g}] "
@@ -147,6 +179,8 @@ def main():
     ap.add_argument("--digits", type=int, default=3)
     ap.add_argument("--plot-only", action="store_true")
     ap.add_argument("--block-upper", action="store_true")
+    ap.add_argument("--new-peers", action="store_true",
+                    help="add Su-Cheng-Wang and Koskela et al. to the stored rows, then draw")
     ap.add_argument("--table", action="store_true", help="print the markdown table and exit")
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -157,6 +191,8 @@ def main():
     if a.block_upper:
         block_upper(rows, a.n)
         mgf_upper(rows, a.n)
+    if a.new_peers:
+        new_peers(rows, a.n, a.L, a.digits)
     if not a.plot_only:
         for L in a.L:
             for n in a.n:

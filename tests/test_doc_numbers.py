@@ -305,6 +305,7 @@ _PCT = r"([0-9.]+) \(\+[0-9.]+ %\) \| "
 PEERS_MD_ROWS = re.findall(
     r"^\| ([\d,]+) \| (\d) \| \[([0-9.]+), ([0-9.]+)\] \((forward|reverse)\) \| "
     r"\[([0-9.]+), ([0-9.]+)\] \(([A-Za-z0-9-]+)\) \| " + _PCT * 5 +
+    r"([0-9.]+ \(\+[0-9.]+ %\)|n/a \(L ≥ 2: not evaluated\)) \| " + _PCT +
     r"([0-9.]+ \(\+[0-9.]+ %\)|n/a \(condition fails\)) \|", PEERS_MD, re.M)
 
 
@@ -322,7 +323,7 @@ def test_peers_md_row(row):
     from exactdp.apps import peers
     from exactdp.apps.guarantee import guarantee
     n, L = int(row[0].replace(",", "")), int(row[1])
-    lo, hi, direction, g_lo, g_hi, src, c23, c21, vr, bh, bb, cf = row[2:]
+    lo, hi, direction, g_lo, g_hi, src, c23, c21, vr, bh, bb, scw, kos, cf = row[2:]
     g = guarantee(n, L, "1/4", delta="1e-6", digits=7)
     assert F(lo) <= g.lower_interval.lower and g.lower_interval.upper <= F(hi)
     assert g.lower_direction == direction and g.upper_bound == src
@@ -334,8 +335,14 @@ def test_peers_md_row(row):
                        (c21, peers.clone_epsilon(n, e0, d6, variant="fmt21").upper),
                        (vr, peers.vr_epsilon(n, L, "1/4", d6).upper),
                        (bh, peers.blanket_epsilon(n, L, "1/4", d6, method="hoeffding").upper),
-                       (bb, peers.blanket_epsilon(n, L, "1/4", d6, method="bennett").upper)):
+                       (bb, peers.blanket_epsilon(n, L, "1/4", d6, method="bennett").upper),
+                       (kos, peers.koskela_epsilon(n, L, "1/4", d6).upper)):
         assert abs(float(printed) - float(u)) <= 1.01 * 10.0 ** -_decimals(printed), (printed, u)
+    if scw.startswith("n/a"):       # Su-Cheng-Wang: evaluated at L = 1 only
+        assert L >= 2 and "scw-blanket" not in g.peers
+    else:
+        p, u = scw.split()[0], peers.scw_epsilon(n, L, "1/4", d6).upper
+        assert abs(float(p) - float(u)) <= 1.01 * 10.0 ** -_decimals(p), (p, u)
     closed = peers.fmt21_closed_form(n, e0, d6)
     if cf.startswith("n/a"):
         assert closed is None
