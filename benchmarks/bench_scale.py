@@ -48,12 +48,29 @@ def isolated(target, args, limit):
     return qu.get()
 
 
+def timed_query(d, quantity, eps, digits, rec, summary):
+    """``d.<quantity>(eps=eps, digits=digits)`` into ``rec``: ``seconds`` and ``summary(iv)``
+    of the enclosure (the reached one, flagged ``digits_not_met``, when the digits are not
+    met), or ``error`` and ``seconds`` when it (or the summary) raises."""
+    from exactdp.core.errors import DigitsNotMetError
+    t = time.perf_counter()
+    try:
+        try:
+            iv = getattr(d, quantity)(eps=eps, digits=digits)
+        except DigitsNotMetError as e:
+            iv = e.reached
+            rec["digits_not_met"] = True
+        rec.update({"seconds": round(time.perf_counter() - t, 2), **summary(iv)})
+    except Exception as e:  # noqa: BLE001 - reported, not hidden
+        rec.update({"error": f"{type(e).__name__}: {str(e)[:200]}",
+                    "seconds": round(time.perf_counter() - t, 2)})
+
+
 def run(case, direction, quantity, out):
     import resource
     import exactdp.engine.largen as LG
     import exactdp.law.distribution as D
     from exactdp import from_randomized_response
-    from exactdp.core.errors import DigitsNotMetError
     from exactdp.engine.capacity import estimate_nodes
     cost = {"heavy_nodes": 0, "integrals": 0, "tree_nodes": 0}
     orig_split, orig_tree = LG.split_sums, D.tail_sums
@@ -77,18 +94,9 @@ def run(case, direction, quantity, out):
     s = lam * N if direction != "reverse" else N / lam
     rec["tree_nodes_predicted"] = estimate_nodes(one.mechanism, N, s=s)
     rec["strategy"] = one.choose_method()
-    t = time.perf_counter()
-    try:
-        try:
-            iv = getattr(d, quantity)(eps=eps, digits=digits)
-        except DigitsNotMetError as e:
-            iv = e.reached
-            rec["digits_not_met"] = True
-        rec.update({"seconds": round(time.perf_counter() - t, 2), "lower": float(iv.lower),
-                    "upper": float(iv.upper), "rel_width": iv.relative_width()})
-    except Exception as e:  # noqa: BLE001 - reported, not hidden
-        rec.update({"error": f"{type(e).__name__}: {str(e)[:200]}",
-                    "seconds": round(time.perf_counter() - t, 2)})
+    timed_query(d, quantity, eps, digits, rec,
+                lambda iv: {"lower": float(iv.lower), "upper": float(iv.upper),
+                            "rel_width": iv.relative_width()})
     rec.update(cost)
     rec["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     out.put(rec)
@@ -120,23 +128,15 @@ def run_reverse(case, quantity, out):
     import os
     import resource
     from exactdp import from_randomized_response
-    from exactdp.core.errors import DigitsNotMetError
     N, L, q, eps, digits = case
     d = from_randomized_response(N, L, q, "reverse")
     rec = {"load": os.getloadavg()[0]}
-    t = time.perf_counter()
-    try:
-        try:
-            iv = getattr(d, quantity)(eps=eps, digits=digits)
-        except DigitsNotMetError as e:
-            iv = e.reached
-            rec["digits_not_met"] = True
+
+    def summary(iv):
         sh = iv.to_dict(digits + 1)
-        rec.update({"seconds": round(time.perf_counter() - t, 2), "lower": sh["lower"],
-                    "upper": sh["upper"], "rel_width": iv.relative_width() if iv.upper > 0 else None})
-    except Exception as e:  # noqa: BLE001 - reported, not hidden
-        rec.update({"error": f"{type(e).__name__}: {str(e)[:200]}",
-                    "seconds": round(time.perf_counter() - t, 2)})
+        return {"lower": sh["lower"], "upper": sh["upper"],
+                "rel_width": iv.relative_width() if iv.upper > 0 else None}
+    timed_query(d, quantity, eps, digits, rec, summary)
     rec["strategy"] = "tilted" if ("tilted used",) in d.cache else d.choose_method()
     rec["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     out.put(rec)
