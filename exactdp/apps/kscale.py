@@ -109,7 +109,7 @@ def figure(rows: list, path, *, caption: str = "") -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from .heuristics import kr_q, sigma_dhat
+    from .heuristics import k_sigma3_q, kr_q, sigma_dhat
     rows = sorted(rows, key=lambda r: r["k"])
     ks = [r["k"] for r in rows]
     qh = [float(Fraction(r["q_hi"])) for r in rows]
@@ -117,7 +117,10 @@ def figure(rows: list, path, *, caption: str = "") -> Path:
     kk = sorted(set(list(KS) + ks))
     q63 = [float(kr_q(10**7, 40, "e^2", k, digits=8).interval.mid) for k in kk]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4.8))
-    a1.plot(kk, q63, color="#dd8452", marker=".", label="paper's (6.3) = (8.38): 3-sigma heuristic, not exact")
+    q3m = [float(k_sigma3_q(10**7, 40, "e^2", k, digits=6).interval.mid) for k in kk]
+    a1.plot(kk, q63, color="#dd8452", marker=".", label="paper's (6.3) = (8.38): 3-sigma rule on the bounds (6.1), (6.2)")
+    a1.plot(kk, q3m, color="#55a868", marker="x", linestyle="--",
+            label="3-sigma rule with the exact moments of R (heuristic)")
     a1.errorbar(ks, qh, yerr=[[h - l for h, l in zip(qh, ql)], [0] * len(ks)], color="#4c72b0",
                 marker="o", capsize=3, label="certified least q with $\\eta \\leq 1\\%$ (kfourier)")
     a1.set_xscale("log")
