@@ -78,7 +78,31 @@ def test_beyond_capacity_is_one_line(capsys):
 def test_kcopies_node_cap_refuses(capsys):
     rc, _, err = run(capsys, ["eta", "--k", "2", "-N", "1000", "-L", "5", "-q", "1/4",
                               "--lam", "2"])
-    assert rc == 2 and "k-copies engine's capacity" in err
+    assert rc == 2 and "k-copies engines' capacity" in err
+
+
+def test_auto_budget_of_the_kcopies_search(monkeypatch):
+    """Under method="auto" the k-copies search stops at KCOPIES_AUTO_MAX_NODES (its nodes cost
+    ~1 ms: the general budget would be a silent half hour) and reports progress."""
+    from exactdp.model.pair import canonical_pair
+    from exactdp.reductions import methods
+    import exactdp.reductions.kcopies as kc
+    seen = {}
+    real = kc.walk
+
+    def spy(*a, **kw):
+        seen.update(kw)
+        return real(*a, **kw)
+    monkeypatch.setattr(kc, "walk", spy)
+    marker = object()
+    P = canonical_pair(200, 3, 2)                      # only the k-copies search applies
+    assert methods.supported(P, "eta") == ("kcopies",)
+    methods.eta(P, "1/4", 2, digits=6, progress=marker)
+    assert seen["progress"] is marker and seen["max_nodes"] <= methods.KCOPIES_AUTO_MAX_NODES
+    monkeypatch.setattr(methods, "KCOPIES_AUTO_MAX_NODES", 5)
+    with pytest.raises(CapacityError):
+        methods.eta(P, "1/4", 2, digits=6)
+    methods.eta(P, "1/4", 2, digits=6, method="kcopies")  # a named method keeps the general budget
 
 
 def test_delta_at_large_kN_is_certified_grid():

@@ -30,7 +30,13 @@ def test_four_times_rule():
     assert _v(ROWS_UP[:2])["000-s6.1-4times"] == "open"
 
 
-def test_leveling_is_open_without_large_k():
+def test_leveling_is_refuted_by_the_proof(monkeypatch):
+    import exactdp.apps.kscale as ks
+    rec = {r["id"]: r for r in kscale_claims(ROWS_UP)}["000-s6.1-leveling"]
+    assert rec["verdict"] == "refuted"
+    assert "proof-k-lev-level-sum" in rec["reason"] and "k = [2, 4]" in rec["reason"]
+    # without the proof the verdict is open, whatever the rows say
+    monkeypatch.setattr(ks, "_leveling_proof", lambda: ("open", "open", {"k0": {}, "K_ratio": {}}))
     assert _v(ROWS_UP)["000-s6.1-leveling"] == "open"
 
 

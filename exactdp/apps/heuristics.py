@@ -71,7 +71,7 @@ __all__ = [
     "feasibility_crossings",
     "maurer_bound", "maurer_asymptotic",
     "local_dp_q", "sigma_factor", "sigma_dhat", "sigma_dhat_sec6_as_printed",
-    "kr_mean_bound", "kr_var_bound", "kr_lhs", "kr_q",
+    "kr_mean_bound", "kr_var_bound", "kr_lhs", "kr_q", "k_sigma3_q",
     "q_003_0_19", "sigma_bound_003_0_16", "ci_003", "q_003_1_23", "sigma_003_1_4",
     "q_003_2_33",
     "Tolerance", "tolerance", "check_printed", "audit_printed", "audit_all",
@@ -279,6 +279,10 @@ def _mean_var(N: int, L: int, phi, form: str, k: int = 1):
         kN = k * N
         mean = (1 + fL / kN) ** k
         var = (fL / kN + psi**L / (kN * kN)) ** k - (1 + fL * fL / kN) ** k / kN**k
+    elif form == "k-moments":
+        from ..oracles.moments import moments_Rk_factored
+        psi = phi * phi + phi - 1
+        mean, var = moments_Rk_factored(N, k, fL, psi**L)
     else:
         raise ParameterError(f"form must be one of {', '.join(FORMS + ('6.3',))}, got {form!r}")
     return mean, var
@@ -693,6 +697,26 @@ def kr_q(N, L, lam, k, beta=3, digits: int = 30) -> QBracket:
     """
     N, L, k = domains.N.parse(N), domains.L.parse(L), domains.K.parse(k)
     return _kr_q_cached(N, L, lam_of(lam), k, _beta(beta), domains.DIGITS.parse(digits))
+
+
+@lru_cache(maxsize=256)
+def _k_sigma3_q_cached(N, L, lam, k, beta, digits):
+    return _solve_q(N, L, lam, beta, "k-moments", k, tol=_tol(digits),
+                    label="3 sigma rule with the exact moments of R(S^k)")
+
+
+def k_sigma3_q(N, L, lam, k, beta=3, digits: int = 8) -> QBracket:
+    """Smallest ``q`` with ``E R(S^k) + beta sqrt(Var R(S^k)) <= lam``, the *exact* moments
+    of 000's k-randomized pair (:func:`exactdp.oracles.moments.moments_Rk_factored`): the
+    3 sigma heuristic of 000 §3.4 / (8.38) without the bounds (6.1), (6.2), which
+    ``proofs/k_randomization.py`` refutes.  Still a heuristic for eta (not a bound on it);
+    the bracket is certified for the rule itself (``LHS(lo) > lam``, ``LHS(hi) <= lam``).
+
+    >>> k_sigma3_q(10**7, 40, "e^2", 16, digits=6).to_dict(6)
+    {'lower': '0.361386', 'upper': '0.361388'}
+    """
+    N, L, k = domains.N.parse(N), domains.L.parse(L), domains.K.parse(k)
+    return _k_sigma3_q_cached(N, L, lam_of(lam), k, _beta(beta), domains.DIGITS.parse(digits))
 
 
 # --------------------------------------------------------------------- paper 003

@@ -41,7 +41,7 @@ __all__ = ["k_eta", "k_delta", "k_epsilon", "k_calibrate", "MAX_NODES", "command
 
 #: search-node cap of the k-copies tree per query (beyond it: CapacityError); the
 #: budget :mod:`exactdp.reductions.methods` gives every search under ``method="auto"``
-from ..reductions.methods import AUTO_MAX_NODES as MAX_NODES  # noqa: E402
+from ..reductions.methods import KCOPIES_AUTO_MAX_NODES as MAX_NODES  # noqa: E402
 COMMANDS = ("eta", "delta", "epsilon", "calibrate")
 #: relative digits of each eta that calibrate compares with its target
 CAL_DIGITS = 3
@@ -69,11 +69,15 @@ def _worst(ivs):
 
 
 def _too_big(P, what):
-    return CapacityError(f"--k: N={P.N}, L={P.L}, k={P.k} is beyond the k-copies engine's capacity "
-                         f"for {what} (more than {MAX_NODES} search nodes); use a smaller N, L or k")
+    big = P.k * P.N >= _min_outputs()
+    return CapacityError(f"--k: N={P.N}, L={P.L}, k={P.k} is beyond the k-copies engines' capacity "
+                         f"for {what} (the k-copies search stops at {MAX_NODES} nodes"
+                         + ("; the large-N strategy could not certify it" if big else
+                            f"; the large-N strategy needs k N >= {_min_outputs()} outputs")
+                         + "); use a smaller N, L or k")
 
 
-def _eta_one(P, q, lam, eps, inclusive, digits):
+def _eta_one(P, q, lam, eps, inclusive, digits, progress=None):
     """One pair's eta: k = 1 through :func:`exactdp.from_pair` (tree / Fourier), k > 1
     through :mod:`exactdp.reductions.methods` (exact enumeration, else the k-copies search)."""
     from ..law.distribution import from_pair
@@ -81,7 +85,7 @@ def _eta_one(P, q, lam, eps, inclusive, digits):
     if P.k == 1:
         return from_pair(P, q=q).eta(lam, eps, inclusive=inclusive, digits=digits)
     try:
-        return methods.eta(P, q, lam, eps, inclusive=inclusive, digits=digits)
+        return methods.eta(P, q, lam, eps, inclusive=inclusive, digits=digits, progress=progress)
     except CapacityError:
         raise _too_big(P, "eta") from None
 
@@ -113,11 +117,13 @@ def _kfourier_applies(P) -> bool:
 
 
 def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=False,
-          digits: int = 10) -> Interval:
-    """Certified eta = P[R > lam] of the canonical pair under k-randomization."""
+          digits: int = 10, progress=None) -> Interval:
+    """Certified eta = P[R > lam] of the canonical pair under k-randomization
+    (``progress(nodes, dropped)``: reported by the k-copies search about twice a second)."""
     q = domains.Q.parse(q)
     digits = domains.DIGITS.parse(digits)
-    return _worst([_eta_one(P, q, lam, eps, inclusive, digits) for P in _pairs(N, L, k, direction)])
+    return _worst([_eta_one(P, q, lam, eps, inclusive, digits, progress)
+                   for P in _pairs(N, L, k, direction)])
 
 
 def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward") -> Interval:
@@ -262,8 +268,10 @@ def _run(cmd, args) -> dict:
         lam = domains.LAM.parse(args.lam) if args.lam is not None else None
         eps = domains.EPS.parse(args.eps) if args.eps is not None else None
     if cmd == "eta":
-        iv = k_eta(N, L, args.q, k, lam, eps, direction=direction, inclusive=args.inclusive,
-                   digits=digits)
+        from ..core.progress import Progress
+        with Progress("eta --k", enabled=not (getattr(args, "quiet", False) or args.json)) as prog:
+            iv = k_eta(N, L, args.q, k, lam, eps, direction=direction, inclusive=args.inclusive,
+                       digits=digits, progress=prog)
         rec.update({"quantity": "eta", "eta": iv.to_dict(digits)})
     elif cmd == "delta":
         iv = k_delta(N, L, args.q, k, lam, eps, direction=direction)

@@ -19,6 +19,7 @@ at both, and the precision gain against ``k = 1``.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import time
@@ -29,7 +30,8 @@ from ..core.interval import Interval
 from ..reductions.kfourier import kfourier_eta
 from ..reductions.pairs import canonical_pair, reverse_canonical_pair
 
-__all__ = ["KS", "eta_k", "certified_q", "row", "figure", "main"]
+__all__ = ["KS", "eta_k", "certified_q", "row", "figure", "main", "load_rows", "kscale_claims",
+           "leveling_claim"]
 
 #: the k of 000 §6.1's figure
 KS = (1, 2, 4, 8, 16, 32, 64, 128, 200)
@@ -107,7 +109,7 @@ def figure(rows: list, path, *, caption: str = "") -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from .heuristics import kr_q, sigma_dhat
+    from .heuristics import k_sigma3_q, kr_q, sigma_dhat
     rows = sorted(rows, key=lambda r: r["k"])
     ks = [r["k"] for r in rows]
     qh = [float(Fraction(r["q_hi"])) for r in rows]
@@ -115,7 +117,10 @@ def figure(rows: list, path, *, caption: str = "") -> Path:
     kk = sorted(set(list(KS) + ks))
     q63 = [float(kr_q(10**7, 40, "e^2", k, digits=8).interval.mid) for k in kk]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4.8))
-    a1.plot(kk, q63, color="#dd8452", marker=".", label="paper's (6.3) = (8.38): 3-sigma heuristic, not exact")
+    q3m = [float(k_sigma3_q(10**7, 40, "e^2", k, digits=6).interval.mid) for k in kk]
+    a1.plot(kk, q63, color="#dd8452", marker=".", label="paper's (6.3) = (8.38): 3-sigma rule on the bounds (6.1), (6.2)")
+    a1.plot(kk, q3m, color="#55a868", marker="x", linestyle="--",
+            label="3-sigma rule with the exact moments of R (heuristic)")
     a1.errorbar(ks, qh, yerr=[[h - l for h, l in zip(qh, ql)], [0] * len(ks)], color="#4c72b0",
                 marker="o", capsize=3, label="certified least q with $\\eta \\leq 1\\%$ (kfourier)")
     a1.set_xscale("log")
@@ -191,8 +196,10 @@ def kscale_claims(rows=None) -> list[dict]:
     * ``000-s6.1-direction``: "a slight decrease of necessary noise" with k --
       refuted when some k > 1 has its certified bracket entirely above k = 1's,
       confirmed when every k > 1 lies entirely below, else open;
-    * ``000-s6.1-leveling``: "asymptotic leveling at low bound" -- open unless
-      brackets up to k = 200 were computed (then decided by the same rule on k >= 64);
+    * ``000-s6.1-leveling``: "asymptotic leveling at low bound" -- refuted by the proof
+      ``k-lev-level-sum`` of ``proofs/k_leveling.py`` (the least q tends to 1/2; open if that
+      script does not reach "proved"), with the computed brackets as evidence
+      (:func:`leveling_claim`);
     * ``000-s6.1-4times``: "0.5 % precision with k = 4", read as sigma(d_hat) at k = 4 and
       its certified q at most half sigma(d_hat) at k = 1, q = 0.351 (the paper's 1 % example);
       sigma is increasing in q, so the bracket's ends decide it.
@@ -220,14 +227,7 @@ def kscale_claims(rows=None) -> list[dict]:
                 "quantity": "least q with eta <= 1% against k (certified, kfourier)",
                 "statement": "L = 40, N = 10M, lambda = e^2: 'a slight decrease of necessary noise' with k",
                 "params": base, "claimed": "q(k) decreasing", "computed": ev, "verdict": v, "reason": why})
-    big = {k: b for k, b in by.items() if k >= 64}
-    v, why = "open", (f"computed k = {sorted(by)}; the leveling concerns k up to 200, not certified "
-                      "beyond them (kfourier's power-sum bracket widens with k: relative width of eta "
-                      "about 2e-3 at k = 8 and 2.5e-2 at k = 16, tol = 1e-7)")
-    out.append({"id": "000-s6.1-leveling", "source": P000, "location": "§6.1",
-                "quantity": "least q with eta <= 1% for large k", "statement": "'asymptotic leveling at low bound'",
-                "params": base, "claimed": "q(k) levels off", "computed": ev, "verdict": v if not big else "open",
-                "reason": why})
+    out.append(leveling_claim(by, base, ev))
     v, why = "open", "k = 4 not computed"
     if 4 in by:
         a4, b4 = by[4]
@@ -249,3 +249,40 @@ def kscale_claims(rows=None) -> list[dict]:
                 "params": base, "claimed": "sigma(k=4) <= sigma(k=1, q=0.351) / 2", "computed": ev,
                 "verdict": v, "reason": why})
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _leveling_proof() -> tuple:
+    """Status of ``proofs/k_leveling.py``'s ``k-lev-level-sum`` and its deployment numbers."""
+    from ..oracles.proofs import load_script
+    mod = load_script("k_leveling")
+    status = {r.id: r.status for r in mod.identities()}
+    nums = mod.numbers()
+    return status.get("k-lev-level-sum", "open"), status.get("k-lev-ratio-statistic", "open"), nums
+
+
+def leveling_claim(by: dict, base: dict, ev: dict) -> dict:
+    """000 §6.1 "asymptotic leveling at low bound": refuted by ``proofs/k_leveling.py``.
+
+    For every ``q0 < 1/2`` the target eta <= 1 % fails at every ``q <= q0`` once ``k`` is at least an
+    explicit ``k0(q0)`` (a hockey-stick + Cantelli bound on the level sum), so the least ``q`` tends
+    to 1/2; the certified brackets ``by`` (``{k: (q_lo, q_hi)}``) are quoted as evidence of the rise
+    at the computed ``k``."""
+    st, st_ratio, nums = _leveling_proof()
+    ks = sorted(by)
+    rises = [k2 for k1, k2 in zip(ks, ks[1:]) if by[k2][0] >= by[k1][1]]
+    rows = (f"certified brackets at k = {ks}; the bracket lies entirely above the previous one at "
+            f"k = {rises}" if ks else "no certified brackets computed")
+    k0 = ", ".join(f"q <= {float(Fraction(a)):g} from k = {b:,}" for a, b in nums["k0"].items())
+    kr = ", ".join(f"q = {float(Fraction(a)):g} from k = {b:,}" for a, b in nums["K_ratio"].items())
+    if st == "proved":
+        v = "refuted"
+        why = (f"the least q with eta <= 1% tends to 1/2 (proof-k-lev-level-sum): eta > 1% at every "
+               f"{k0}" + (f"; sharper at single q (proof-k-lev-ratio-statistic): {kr}"
+                          if st_ratio == "proved" else "") + f". {rows}")
+    else:
+        v, why = "open", f"proofs/k_leveling.py did not prove k-lev-level-sum ({st}); {rows}"
+    return {"id": "000-s6.1-leveling", "source": P000, "location": "§6.1",
+            "quantity": "least q with eta <= 1% for large k", "statement": "'asymptotic leveling at low bound'",
+            "params": base, "claimed": "q(k) levels off below 1/2", "computed": ev, "verdict": v,
+            "reason": why}

@@ -54,7 +54,7 @@ from . import pgf as _pgf
 
 __all__ = [
     "phi", "psi", "vector_moments", "moments_X", "moments_R", "moments_R_enumerate",
-    "moments_Rk", "ek_moment_polynomials", "NO_CLOSED_FORM_REVERSE_MEAN",
+    "moments_Rk", "ek_moment_polynomials", "moments_Rk_factored", "NO_CLOSED_FORM_REVERSE_MEAN",
 ]
 
 NO_CLOSED_FORM_REVERSE_MEAN = (
@@ -304,3 +304,56 @@ def moments_Rk(N: int, L: int, k: int, q=None, under: str = "Dm"):
         return mean, var
     mean = Fraction(m1, C)
     return mean, Fraction(m2, C * C) - mean * mean
+
+
+def _binom_columns(n: int, k: int) -> list[list[int]]:
+    """``M[a][r] = C(n - r, a - r)`` for ``0 <= r <= a <= k`` (0 above the diagonal), exact."""
+    M = [[0] * (k + 1) for _ in range(k + 1)]
+    for r in range(k + 1):
+        c = 1
+        for a in range(r, k + 1):
+            M[a][r] = c
+            c = c * (n - a) // (a - r + 1)          # C(n - r, a + 1 - r)
+    return M
+
+
+def moments_Rk_factored(N: int, k: int, A, B):
+    """``(E R(S^k), Var R(S^k))`` under ``S^k ~ A(D_m^k)`` from ``A = phi^L``, ``B = psi^L``,
+    in ``O(k^3)`` -- the same quantity as :func:`moments_Rk`, for deployment sizes.
+
+    With ``Z = kN - k`` null outputs and ``k`` from the changed user (000 §6, App. II):
+    ``E e_k = sum_r C(k, r) A^r C(Z, k - r)`` and ``E e_k^2 = [x^k y^k] F1 F2`` with
+    ``F1 = ((1+x)(1+y) + (A-1) xy)^Z`` and ``F2 = ((1+Ax)(1+Ay) + (B-A^2) xy)^k``;
+    ``[x^a y^b] F1 = sum_r C(Z,r) (A-1)^r C(Z-r, a-r) C(Z-r, b-r)`` and likewise ``F2``, so
+    ``E e_k^2 = sum_(r,s) D1_r X_rs^2 D2_s`` with ``X = M1^T J M2`` (``J`` the reversal
+    ``a -> k - a``), ``M1[a,r] = C(Z-r, a-r)``, ``M2[c,s] = C(k-s, c-s) A^(c-s)``,
+    ``D1_r = C(Z,r) (A-1)^r``, ``D2_s = C(k,s) (B-A^2)^s``; ``R = e_k / C(kN, k)``.
+    Generic: ``A``, ``B`` as arb balls (the product in ``arb_mat``, an enclosure) or
+    Fractions (exact).
+
+    >>> from fractions import Fraction as F
+    >>> a, b = vector_moments(1, "1/4", "1")
+    >>> moments_Rk_factored(2, 2, a, b) == moments_Rk(2, 1, 2, "1/4")
+    True
+    """
+    Z = k * N - k
+    C = comb(k * N, k)
+    M1 = _binom_columns(Z, k)
+    mean_ek = sum(comb(k, r) * A ** r * comb(Z, k - r) for r in range(k + 1))
+    D1 = [comb(Z, r) * (A - 1) ** r for r in range(k + 1)]
+    D2 = [comb(k, s) * (B - A * A) ** s for s in range(k + 1)]
+    Apow = [A ** j for j in range(k + 1)]
+    Mk = _binom_columns(k, k)
+    M2 = [[Mk[c][s] * Apow[c - s] if c >= s else 0 for s in range(k + 1)] for c in range(k + 1)]
+    JM2 = M2[::-1]
+    n = k + 1
+    from flint import arb, arb_mat
+    if isinstance(A, arb) or isinstance(B, arb):
+        X = arb_mat(n, n, [M1[a][r] for r in range(n) for a in range(n)]) * \
+            arb_mat(n, n, [x for row in JM2 for x in row])
+        X = [[X[r, s] for s in range(n)] for r in range(n)]
+    else:
+        X = [[sum(M1[a][r] * JM2[a][s] for a in range(n)) for s in range(n)] for r in range(n)]
+    second = sum(D1[r] * sum(X[r][s] ** 2 * D2[s] for s in range(n)) for r in range(n))
+    mean = mean_ek / C
+    return mean, second / (C * C) - mean * mean

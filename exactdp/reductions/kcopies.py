@@ -158,11 +158,12 @@ class _Search:
     for class counts ``offset + MN(M, pi)``; ``tau = tau_num / tau_den``."""
 
     def __init__(self, a: list[int], pi: list[Fraction], k: int, tau: Fraction, prec: int, tol: float,
-                 *, max_nodes: int | None):
+                 *, max_nodes: int | None, progress=None):
         self.a, self.k, self.d = a, k, len(a) - 1
         self.pow = [[aj ** i for i in range(1, k + 1)] for aj in a]
         self.tn, self.td = tau.numerator, tau.denominator
         self.prec, self.tol, self.max_nodes = prec, tol, max_nodes
+        self.progress = progress
         self.rows = {}
         acc = Fraction(0)
         cum = []
@@ -284,7 +285,8 @@ class _Search:
         budget = None if self.max_nodes is None else self.max_nodes - self.nodes
         with ctx.workprec(self.prec):
             try:
-                acc = walk(self, (M,), ps0, tol=self.tol, max_nodes=budget, what="kcopies_eta")
+                acc = walk(self, (M,), ps0, tol=self.tol, max_nodes=budget, what="kcopies_eta",
+                           progress=self.progress)
             except CapacityError:
                 raise CapacityError(f"kcopies_eta: more than {self.max_nodes} nodes; use a larger tol") from None
             self.nodes += acc.nodes
@@ -303,14 +305,15 @@ def _event(side, eq, drop, inclusive: bool) -> Interval:
 
 
 def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-15,
-                prec: int = 128, max_nodes: int | None = None) -> Interval:
+                prec: int = 128, max_nodes: int | None = None, progress=None) -> Interval:
     """Certified enclosure of ``eta = P[R > lam]`` (``>=`` if ``inclusive``),
     ``S ~ A(D_m)`` under ``P.k``-randomization, for a pair with one homogeneous
     collection (module doc).  Give ``lam`` (exact rational) or ``eps``
     (``lam = e^eps`` enclosed in a ball; the search compares the integer
     ``e_k`` with a rational that no integer can tie, see
     :class:`exactdp.engine.kernel.Threshold`).  ``tol`` is the mass below which a node is counted
-    as ``[0, 1]``; ``max_nodes`` bounds the search (:class:`CapacityError`).
+    as ``[0, 1]``; ``max_nodes`` bounds the search (:class:`CapacityError`); ``progress(nodes, dropped)``
+    is called about twice a second (:func:`exactdp.engine.search.walk`).
 
     >>> P = Pair.homogeneous(1000, 5, 0, 31, 0, k=2)   # 003's reverse pair, L = 5, k = 2
     >>> iv = kcopies_eta(P, "0.2446", 2, tol=1e-12)
@@ -339,7 +342,7 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     pi1 = [comb(d, j) * p ** j * q ** (d - j) for j in range(d + 1)]
     th = lam_threshold(Fraction(C * scale), lam, eps, invert=not red.forward, prec=prec)
     tau = th.value                    # exact, or (eps) a rational no integer e_k can tie
-    S = _Search(a, pi0, k, tau, prec, tol, max_nodes=max_nodes)
+    S = _Search(a, pi0, k, tau, prec, tol, max_nodes=max_nodes, progress=progress)
     lo_acc, hi_acc = Fraction(0), Fraction(0)
     if red.forward:
         for classes in combinations_with_replacement(range(d + 1), k):   # the k outputs' classes

@@ -71,6 +71,10 @@ LATTICE_STEP = Fraction(1, 64)
 #: Node budget of the kernel searches under ``method="auto"`` (about 20 s); beyond it
 #: ``auto`` goes on to the next applicable method (a mixed pair's kernel can be far slower).
 AUTO_MAX_NODES = 2_000_000
+#: the k-copies search's budget under ``method="auto"``: its nodes cost ~0.1-1 ms (Python,
+#: e_k of k floats per guess), so 2e6 nodes would be a silent half hour; beyond it auto goes on
+#: to the next method (kfourier) or says the case is out of reach
+KCOPIES_AUTO_MAX_NODES = 50_000
 
 
 def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
@@ -135,6 +139,7 @@ class Options:
     max_nodes: int | None
     step: Fraction
     digits: int = 10
+    auto: bool = False
 
 
 def _options(method, digits: int, tol, max_nodes, step) -> Options:
@@ -147,10 +152,11 @@ def _options(method, digits: int, tol, max_nodes, step) -> Options:
     step = LATTICE_STEP if step is None else domains.to_fraction(step, "step")
     if step <= 0:
         raise ParameterError(f"step must be a positive rational, got {step}")
-    return Options(float(tol), max_nodes, step, digits)
+    return Options(float(tol), max_nodes, step, digits, method == "auto")
 
 
-def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: Options) -> Interval:
+def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: Options,
+            progress=None) -> Interval:
     tol, max_nodes = opt.tol, opt.max_nodes
     if name == "exact":
         return Interval.exact(pairs.eta_exact(P, q, lam, eps, inclusive))
@@ -161,8 +167,10 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         return pairs.hom_eta(pairs.HomogeneousPair.of(P), q, lam, eps, inclusive, **kw)
     if name == "kcopies":
         from .kcopies import kcopies_eta
+        if opt.auto:
+            max_nodes = KCOPIES_AUTO_MAX_NODES if max_nodes is None else min(max_nodes, KCOPIES_AUTO_MAX_NODES)
         return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
-                           max_nodes=max_nodes)
+                           max_nodes=max_nodes, progress=progress)
     if name == "kfourier":
         from ..core.errors import PrecisionError
         from .kfourier import kfourier_eta
@@ -205,12 +213,13 @@ def _delta_exact(P: Pair, q: Fraction, lam, eps) -> Interval:
 
 def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
         method="auto", refine: bool = False, with_method: bool = False,
-        tol: float | None = None, max_nodes: int | None = None, step=None):
+        tol: float | None = None, max_nodes: int | None = None, step=None, progress=None):
     """Certified ``eta`` of any pair by ``method`` (``"auto"``: the first supported
     method that runs within :data:`AUTO_MAX_NODES`; a name; or a tuple of names tried
     in order; ``refine=True`` intersects every listed method's enclosure).
     ``with_method=True`` returns ``(interval, names)`` with the names of the methods
-    whose enclosures it is.
+    whose enclosures it is.  ``progress(nodes, dropped)`` is passed to the searches that report
+    (the k-copies search).
 
     >>> P = Pair.homogeneous(200, 3, 0, 0, 7)          # 000's pair, N = 200, L = 3
     >>> iv = eta(P, "1/4", lam=2, tol=1e-20)
@@ -223,7 +232,8 @@ def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int 
     digits = domains.DIGITS.parse(digits)
     names = _pick(P, "eta", method)
     opt = _options(method, digits, tol, max_nodes, step)
-    return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, opt=opt),
+    return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, opt=opt,
+                                               progress=progress),
                 refine, with_method)
 
 
