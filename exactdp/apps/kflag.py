@@ -77,7 +77,7 @@ def _too_big(P, what):
                          + "); use a smaller N, L or k")
 
 
-def _eta_one(P, q, lam, eps, inclusive, digits, progress=None):
+def _eta_one(P, q, lam, eps, inclusive, digits, *, progress=None):
     """One pair's eta: k = 1 through :func:`exactdp.from_pair` (tree / Fourier), k > 1
     through :mod:`exactdp.reductions.methods` (exact enumeration, else the k-copies search)."""
     from ..law.distribution import from_pair
@@ -122,7 +122,7 @@ def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=Fals
     (``progress(nodes, dropped)``: reported by the k-copies search about twice a second)."""
     q = domains.Q.parse(q)
     digits = domains.DIGITS.parse(digits)
-    return _worst([_eta_one(P, q, lam, eps, inclusive, digits, progress)
+    return _worst([_eta_one(P, q, lam, eps, inclusive, digits, progress=progress)
                    for P in _pairs(N, L, k, direction)])
 
 

@@ -1,0 +1,44 @@
+"""docs/kscale_rows.json (000 §6.1 against k): the stored certified brackets are consistent, the
+README quotes them, and (slow) a fresh certified eta reproduces the decisions at k = 2."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from exactdp.apps.kscale import eta_k, load_rows
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+TARGET = Fraction(1, 100)
+
+
+def test_rows_bracket_the_target():
+    rows = load_rows()
+    assert {1, 2, 4, 8, 16} <= {r["k"] for r in rows}
+    for r in rows:
+        a, b = Fraction(r["q_lo"]), Fraction(r["q_hi"])
+        assert a < b and (b - a) / b <= Fraction(1, 1000), r["k"]
+        ev = r["evaluations"]
+        assert ev[r["q_hi"]][1] <= 0.01 < ev[r["q_lo"]][0], r["k"]    # met at b, violated at a
+        assert r["eta_at_q_hi"] == ev[r["q_hi"]]
+
+
+def test_readme_quotes_the_rows():
+    text = README.read_text()
+    quoted = {int(k): (a, b) for k, a, b in re.findall(r"k\s+=\s+(\d+):\s+\[(0\.\d+),\s+(0\.\d+)\]", text)}
+    rows = {r["k"]: r for r in load_rows()}
+    assert set(rows) <= set(quoted), "every certified row is quoted in the README"
+    for k, (a, b) in quoted.items():
+        lo, hi = Fraction(rows[k]["q_lo"]), Fraction(rows[k]["q_hi"])
+        # printed outward to 6 digits
+        assert Fraction(a) <= lo and Fraction(b) >= hi and hi - lo > Fraction(b) - Fraction(a) - Fraction(2, 10**6)
+
+
+@pytest.mark.slow
+def test_k2_row_decisions_recomputed():
+    r = {r["k"]: r for r in load_rows()}[2]
+    assert eta_k(2, Fraction(r["q_hi"])).upper <= TARGET
+    assert eta_k(2, Fraction(r["q_lo"])).lower > TARGET
