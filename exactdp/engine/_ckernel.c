@@ -369,6 +369,17 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 #define SIDE_UP 1
 #define SIDE_LO 2
 #define SIDE_NOX 4      /* probabilities only: no excess sums, second-order row sums, drop bounds */
+#define SIDE_MASSCUT 8  /* rows cut by the mass of their users (row_t.wexp), certified walks */
+/* Rows cut by mass: a row (l, m) is read only by nodes (l, m) of mass <= P.hi (levels >= 2) or
+ * by leaves of mass <= cm_hi (level 1), and a cell's contribution to the sums is its value
+ * times that mass.  A row built for users of mass <= 2^wexp (wexp <= 0) stops at the cut
+ * vcut = row_tol 2^-wexp instead of row_tol (tail_ok with vcut), so that every user's
+ * share of the row's tails is at most vcut 2^wexp = row_tol (absolute): the tree is the
+ * same (a child beyond the window has mass < P.hi vcut <= row_tol < tol) and the leaves'
+ * tails are added per leaf in absolute terms (leaf_children).  A user heavier than 2^wexp
+ * rebuilds the row for 2^(its exponent + MASS_SLACK) (get_row); the slack bounds the
+ * rebuilds (a window grows like sqrt(log(1 / vcut)), so the slack costs few cells). */
+#define MASS_SLACK 12
 
 typedef struct {
     i64 m, ka, kb, n;
@@ -377,6 +388,7 @@ typedef struct {
     uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
     i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
     u64 used;                               /* last use (LRU clock) */
+    i64 wexp;                               /* built for users of mass <= 2^wexp (SIDE_MASSCUT) */
 } row_t;
 
 /* A row's five arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells
@@ -392,6 +404,8 @@ typedef struct {
 typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
     double theta;
+    double lS, l1S;     /* log S_l, log(1 - S_l): S_l = pi_0 + .. + pi_l (the mass hint of get_row) */
+    double lpi;         /* sum_{j > l} log(pi_j / (1 - S_l)) */
     row_t **rows;       /* indexed by m */
     /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
        down) and its count; has[m] = 0 when unknown */
@@ -513,18 +527,26 @@ static uf pow_down(uf x, u64 k, i64 *count) {
  * neighbour ratio outward is at most rn: the ratios decrease outward, so the masses
  * beyond are at most p r^j, their sum at most p r / (1 - r) and the second-order sum
  * sum_j j p r^j = p r / (1 - r)^2; both are <= row_tol when p r <= row_tol (1 - r)^2. */
-static inline int tail_ok(const rows_ctx *c, uf cur, i64 cc, uf rn) {
+static inline int tail_ok(uf vcut, uf cur, i64 cc, uf rn) {
     if (!uf_lt(rn, UF1)) return 0;
     uf om = uf_sub(UF1, rn, 0);                           /* <= 1 - r */
     uf lhs = uf_mul(uf_mul(cur, uf_factor((u64)cc), 1), rn, 1);
-    uf rhs = uf_mul(uf_mul(c->row_tol, om, 0), om, 0);
+    uf rhs = uf_mul(uf_mul(vcut, om, 0), om, 0);
     return !uf_lt(rhs, lhs);
 }
 
-static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
+static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
     row_t *row = (row_t *)calloc(1, sizeof(row_t));
     if (!row) { c->err = 1; return NULL; }
     row->m = m;
+    /* the cut: row_tol 2^-wexp (exact: an exponent shift), at most 2^-4 */
+    uf vcut = c->row_tol;
+    if (!uf_zero(vcut)) {
+        if (wexp < vcut.e + 132) wexp = vcut.e + 132;
+        if (wexp > 0) wexp = 0;
+        vcut.e -= wexp;
+    } else wexp = 0;
+    row->wexp = wexp;
     if (m == 0) {
         row->ka = row->kb = 0; row->n = 1;
         row->cells = row_cells(c, 5 * 5);
@@ -541,6 +563,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     uf pm; i64 cpm;
     /* an anchor: a row of this level at a nearby m' (its pmf at its mode), walked to (m, mode) */
     i64 am = -1;
+    if (lv->has[m] && lv->amode[m] == mode) am = m;        /* this row, rebuilt */
     for (i64 d = 1; d <= 32 && am < 0; d++) {
         if (m - d >= 1 && lv->has[m - d] && lv->amode[m - d] <= m) am = m - d;
         else if (m + d <= c->n && lv->has[m + d] && lv->amode[m + d] <= m) am = m + d;
@@ -579,13 +602,13 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
         buf[kk] = cur;
-        if (uf_lt(cur, c->row_tol) && kk < m) {
+        if (uf_lt(cur, vcut) && kk < m) {
             if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
             uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
-            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+            if (tail_ok(vcut, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    tr = cut ? c->row_tol : UF0;
+    tr = cut ? vcut : UF0;
     i64 kb = kk, cmax = cc;
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
@@ -595,13 +618,13 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
         buf[kk] = cur;
-        if (uf_lt(cur, c->row_tol) && kk > 0) {
+        if (uf_lt(cur, vcut) && kk > 0) {
             if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
             uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
-            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+            if (tail_ok(vcut, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    tl = cut ? c->row_tol : UF0;
+    tl = cut ? vcut : UF0;
     i64 ka = kk;
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
@@ -629,7 +652,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
-    /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
+    /* beyond the window: P[T > kb] <= vcut and sum_{j > kb} P[T >= j] <= vcut (tail_ok) */
     row->tl = tl; row->tr = tr;
     row->tl2 = tl; row->tr2 = tr;
     return row;
@@ -664,11 +687,36 @@ static void evict_rows(rows_ctx *c) {
 
 /* the row (l, m), made on first use; evict: whether rows may be evicted first (only where
  * no other row pointer is held: leaf_children holds its parent's row and its leaves') */
-static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict) {
+/* the row (l, m) for users of mass <= w (w = 1: any user; see SIDE_MASSCUT), made on first
+ * use or rebuilt for a heavier user */
+static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict, uf w) {
     row_t *r = c->lev[l].rows[m];
-    if (r) { r->used = ++c->clock; return r; }
+    i64 need = 0;                        /* w <= 2^need */
+    if (c->sides & SIDE_MASSCUT) need = uf_zero(w) ? -100000 : w.e + 128;
+    if (r && r->wexp >= need) { r->used = ++c->clock; return r; }
+    i64 build = need + MASS_SLACK;
+    if ((c->sides & SIDE_MASSCUT) && l < c->L) {
+        /* a guess of the heaviest user (performance only: a heavier one rebuilds): the node
+           (l, m) has mass <= P[T_0 + .. + T_l = m] = Bin(n, S_l)(m) */
+        const level_t *lv = &c->lev[l];
+        double lg = lgamma((double)c->n + 1) - lgamma((double)m + 1) - lgamma((double)(c->n - m) + 1)
+                    + (double)m * lv->lS + (double)(c->n - m) * lv->l1S;
+        /* times the largest conditional probability of one path (T_L, .., T_{l+1}) given the
+           sum n - m: a multinomial of k = L - l cells, largest pmf ~ (2 pi n')^(-(k-1)/2)
+           (prod p_j)^(-1/2) (Gaussian), capped at 1 */
+        double np_ = (double)(c->n - m), cond = 0.0;
+        if (np_ > 0) {
+            cond = -0.5 * (double)(c->L - l - 1) * log(2 * M_PI * np_) - 0.5 * lv->lpi;
+            if (cond > 0) cond = 0;
+        }
+        double h = (lg + cond) / M_LN2 + 2;            /* 2 bits of margin over the guess */
+        if (h >= (double)need && h < 1e6) build = (i64)ceil(h);   /* else (a wrong guess, NaN) need + slack */
+    }
+    if (r) {                             /* built for lighter users: rebuilt (no pointer to it is held) */
+        c->cells -= r->n; free_row_in(c, r); c->lev[l].rows[m] = NULL;
+    }
     if (evict && c->cells > c->max_cells) evict_rows(c);
-    r = make_row(c, &c->lev[l], m);
+    r = make_row(c, &c->lev[l], m, (c->sides & SIDE_MASSCUT) ? build : 0);
     if (!r) return NULL;
     r->used = ++c->clock;
     c->lev[l].rows[m] = r;
@@ -965,7 +1013,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     const int nl = p->nl;
     uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
     uf Ss_up = UF0, Ss_lo = UF0;        /* sum pm ssum(ka + 1), sum pm csum(kb - 1): times D at the end */
-    u64 K1 = 0; int cut = 0; i64 nt = 0;
+    u64 K1 = 0; int cut = 0, light = 0; i64 nt = 0;
     const uf D_lo = p->slope[1].lo;
     const int want_x = !(p->sides & SIDE_NOX);
     /* pass 1: which children are expanded, their rows and thresholds ka; the cells the
@@ -1002,7 +1050,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         nt++;
         if (mc == 0) { Sp_eq = uf_add(Sp_eq, pm_lo, 0); continue; }    /* a point: Z == tau */
         acc->leaves++;
-        row_t *r1 = get_row(rc, 1, mc, 0);
+        row_t *r1 = get_row(rc, 1, mc, 0, cm_hi);
         if (!r1) return rc->err ? rc->err : 1;
         leaf_t *f = &lv[nlv++];
         f->row = r1; f->pm = pm_lo;
@@ -1027,6 +1075,7 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         i64 mc = r1->m, ka = f->ka;
         if (r1->F.lo > K1) K1 = r1->F.lo;
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
+        light |= r1->wexp < 0;
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
         if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0), 0);
@@ -1059,6 +1108,15 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     uf tP = cut ? uf_add(rt, rt, 1) : UF0;
     uf tX = cut ? uf_mul_u64(uf_mul(rt, uf_add(p->slope[1].hi, UF1, 1), 1), (u64)(3 * m + 8), 1) : UF0;
     uf tE = cut ? rt : UF0;
+    /* rows cut by mass (SIDE_MASSCUT): a leaf's row has tails <= vcut = row_tol 2^-wexp and the
+       leaf's mass P pmf_2(t) <= cm_hi < 2 * 2^wexp, so its tails add at most 2 row_tol
+       (absolute) per unit of the bounds above: 2 nt times them, added after the product
+       with P (instead of P times them) */
+    uf aP = UF0, aX = UF0, aE = UF0;
+    if (cut && light) {
+        aP = uf_mul_u64(tP, (u64)(2 * nt), 1); aX = uf_mul_u64(tX, (u64)(2 * nt), 1); aE = uf_mul_u64(tE, (u64)(2 * nt), 1);
+        tP = tX = tE = UF0;
+    }
     if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
     /* the excess sums: sum pm s0 g + D sum pm ssum (2 more roundings on each chain) */
     uf Dup = uf_mul(D_lo, Ss_up, 0), Dlo = uf_mul(D_lo, Ss_lo, 0);
@@ -1070,6 +1128,11 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     a.lo = Sp_lo; a.hi = uf_add(uf_mul(Sp_lo, fac, 1), tP, 1); acc->lo_P = iv_add(acc->lo_P, iv_mul(P, a));
     a.lo = Sx_lo; a.hi = uf_add(uf_mul(Sx_lo2, fac, 1), tX, 1); acc->lo_X = iv_add(acc->lo_X, iv_mul(P, a));
     a.lo = Sp_eq; a.hi = uf_add(uf_mul(Sp_eq, fac, 1), tE, 1); acc->eq_P = iv_add(acc->eq_P, iv_mul(P, a));
+    if (!uf_zero(aP)) {
+        acc->up_P.hi = uf_add(acc->up_P.hi, aP, 1); acc->up_X.hi = uf_add(acc->up_X.hi, aX, 1);
+        acc->lo_P.hi = uf_add(acc->lo_P.hi, aP, 1); acc->lo_X.hi = uf_add(acc->lo_X.hi, aX, 1);
+        acc->eq_P.hi = uf_add(acc->eq_P.hi, aE, 1);
+    }
     return 0;
 }
 
@@ -1107,7 +1170,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             continue;
         }
         if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
-        row_t *row = get_row(rc, l, m, 1);
+        row_t *row = get_row(rc, l, m, 1, P.hi);
         if (!row) { free(stack); return rc->err ? rc->err : 1; }
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
@@ -1243,7 +1306,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    if ((sides & 3) == 0 || sides > 7 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4; 0 <= drop_bits <= 60"); return NULL; }
+    if ((sides & 3) == 0 || sides > 15 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..15, not 4, 8, 12; 0 <= drop_bits <= 60"); return NULL; }
     p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {
@@ -1311,6 +1374,17 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         lv->rk_ok = (char *)calloc((size_t)n + 2, 1); lv->ik_ok = (char *)calloc((size_t)n + 2, 1);
         if (!lv->rk_lo || !lv->rk_hi || !lv->ik_lo || !lv->ik_hi || !lv->rk_ok || !lv->ik_ok) { PyErr_NoMemory(); goto done; }
         if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
+    }
+    {   /* S_L = 1, S_{l-1} = S_l (1 - theta_l) */
+        double S = 1.0, pis[66];
+        for (int l = L; l >= 1; l--) {
+            rc.lev[l].lS = log(S); rc.lev[l].l1S = S < 1.0 ? log1p(-S) : -1e300;
+            pis[l] = rc.lev[l].theta * S;
+            double a = 0.0;
+            for (int j = l + 1; j <= L; j++) a += log(pis[j] / (1.0 - S));
+            rc.lev[l].lpi = a;
+            S *= 1.0 - rc.lev[l].theta;
+        }
     }
     int rcode;
     Py_BEGIN_ALLOW_THREADS

@@ -185,7 +185,8 @@ SIDES = {None: 3, "above": 1, "below": 2}
 
 def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool, *, tau_iv=None,
                        tol, prec: int, max_nodes: int | None = None, row_tol: float = 1e-6,
-                       side: str | None = None, excess: bool = True, drop_bits: int = 8):
+                       side: str | None = None, excess: bool = True, drop_bits: int = 8,
+                       mass_cut: bool = True):
     """The compiled walk, or ``None`` when it does not apply (extension absent,
     weights not increasing and nonnegative, ``tau < 0``, ``prec > MAX_PREC``,
     ``n > MAX_N``, or an integer beyond the fixed width).
@@ -211,10 +212,14 @@ def compiled_tail_sums(mech, n: int, tau_num: int, tau_den: int, tau_exact: bool
     Children not expanded of mass at least ``tol 2^-drop_bits`` are bounded one by one,
     the lighter ones per group (before / after the first expanded child: a few per cent
     looser on their own small share); fast estimates keep 20 (their stated errors).
+    ``mass_cut`` (certified walks): a row read only by light users (nodes or leaves of mass
+    ``<= 2^w``) stops at ``row_tol tol 2^-w`` instead, rebuilt for a heavier user; every
+    user's share of its tails is still ``<= row_tol tol`` (the leaves' tails are added per
+    leaf, see ``_ckernel.c``, ``SIDE_MASSCUT``); fast estimates pass ``False``.
     """
     if _EXT is None or prec > MAX_PREC or n > MAX_N:
         return None
-    sides = SIDES[side] | (0 if excess else 4)
+    sides = SIDES[side] | (0 if excess else 4) | (8 if mass_cut else 0)
     L = mech.L
     W = tuple(int(w) for w in mech.weights)
     pi = tuple(Fraction(p) for p in mech.pi0)

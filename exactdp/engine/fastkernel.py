@@ -252,7 +252,8 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
     P, Q = int(tau_num), int(tau_den)
     try:
         r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
-                               side=side, excess=excess, row_tol=row_tol, drop_bits=20)
+                               side=side, excess=excess, row_tol=row_tol, drop_bits=20,
+                               mass_cut=False)
     except CapacityError:
         return None
     if r is None:
