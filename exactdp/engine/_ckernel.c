@@ -254,7 +254,7 @@ static inline __attribute__((always_inline)) void big_negate_n(big *r, const big
         r->w[i] = x;
     }
 }
-static inline void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
+static inline __attribute__((always_inline)) void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
 
 static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a, const big *b, const int n) {
     u64 c = 0;
@@ -263,7 +263,17 @@ static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a
         r->w[i] = (u64)s; c = (u64)(s >> 64);
     }
 }
-static inline void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
+static inline __attribute__((always_inline)) void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
+
+/* r = a - b */
+static inline __attribute__((always_inline)) void big_sub_n(big *r, const big *a, const big *b, const int n) {
+    u64 c = 0;
+    for (int i = 0; i < n; i++) {
+        u128 d = (u128)a->w[i] - b->w[i] - c;
+        r->w[i] = (u64)d; c = (u64)(d >> 64) & 1;
+    }
+}
+static inline __attribute__((always_inline)) void big_sub(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_sub_n(r, a, b, n_)); }
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
@@ -288,6 +298,24 @@ static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
     int inexact;
     *lo = norm192(t[top], t[top - 1], t[top - 2], (i64)64 * (top - 2), &inexact);
     *hi = (inexact || sticky) ? uf_inc(*lo) : *lo;
+}
+
+/* a >= 0 as a uf, rounded down (exact when it fits in 128 bits) */
+static inline uf big_floor_uf(const big *a, int nl) {
+    int top = nl - 1;
+    while (top >= 0 && a->w[top] == 0) top--;
+    if (top < 0) return UF0;
+    uf r;
+    if (top <= 1) {
+        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
+        if (top == 0) { h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        r.hi = h; r.lo = l; r.e = e - sh;
+        return r;
+    }
+    int inexact;
+    return norm192(a->w[top], a->w[top - 1], a->w[top - 2], (i64)64 * (top - 2), &inexact);
 }
 
 /* max(a, 0), rounded up */
@@ -631,24 +659,36 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
     row->ka = ka; row->kb = kb; row->n = n;
     row->cells = row_cells(c, (size_t)5 * (size_t)(n + 4));
     if (!row->cells) { free(row); c->err = 1; return NULL; }
-    for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
     int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
+    /* the pmf cells are stored by the first of the sum loops (both read buf) */
     if ((c->sides & SIDE_UP) && second)         /* the suffix sums (above tau) */
         for (i64 i = n - 1; i >= 0; i--) {
-            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-            ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
+            uf v = buf[ka + i];
+            a = uf_add(a, v, 0); a2 = uf_add(a2, a, 0);
+            ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
         }
     else if (c->sides & SIDE_UP)
-        for (i64 i = n - 1; i >= 0; i--) { a = uf_add(a, buf[ka + i], 0); ufc_set(SUF(row, i), a); }
+        for (i64 i = n - 1; i >= 0; i--) {
+            uf v = buf[ka + i];
+            a = uf_add(a, v, 0); ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a);
+        }
     a = UF0; a2 = UF0;
+    const int pmf_in_lo = !(c->sides & SIDE_UP);
     if ((c->sides & SIDE_LO) && second)         /* the prefix sums (below tau) */
         for (i64 i = 0; i < n; i++) {
-            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            uf v = buf[ka + i];
+            a = uf_add(a, v, 0); a2 = uf_add(a2, a, 0);
+            if (pmf_in_lo) ufc_set(PMF(row, i), v);
             ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
         }
     else if (c->sides & SIDE_LO)
-        for (i64 i = 0; i < n; i++) { a = uf_add(a, buf[ka + i], 0); ufc_set(PRE(row, i), a); }
+        for (i64 i = 0; i < n; i++) {
+            uf v = buf[ka + i];
+            a = uf_add(a, v, 0);
+            if (pmf_in_lo) ufc_set(PMF(row, i), v);
+            ufc_set(PRE(row, i), a);
+        }
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
@@ -1000,13 +1040,18 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
  * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms,
  * one rounding each of a running sum; the 13 bounds the rest of a chain: sum x g: 3 for
  * a lookup, 2 for x and x g, 5 for g when tau is exact (g's upper end within
- * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11; D sum pmf_2 ssum: 3 for
+ * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11 (with an exact tau the walk
+ * sums x G, G = g Q the exact integer rounded down (1), and multiplies the sum by 1/Q
+ * rounded down once at the end (2): 3 + 1 + 1 + 1 + 2 + 1 = 9); D sum pmf_2 ssum: 3 for
  * a lookup, 1 for the product, 1 + 1 for D and its product, 1 for the final sum = 7;
  * for an irrational tau the excess sums are also taken with the upper ends of g and h,
  * which need no count); the tails: the leaves'
  * masses pmf_2(t) sum to at most 1, so the rows' tails add at most 2 row_tol to a mass,
  * row_tol (2 (2 D + 1) + D (3 m + 2)) <= row_tol (D + 1)(3 m + 8) to an excess
- * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut.
+ * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut; a row
+ * cut by mass (SIDE_MASSCUT, wexp < 0) has tails <= row_tol 2^-wexp and is read by a leaf
+ * of mass cm_hi < 2^(wexp + 1), so per leaf these tails times P pmf_2(t) are at most twice
+ * the bounds above in absolute terms: 2 nt times them are added after the product with P.
  * Returns 0, or the walk's error code. */
 static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E, const big *A, i64 m,
                          iv P, const row_t *row, i64 lo_w, i64 hi_w) {
@@ -1079,6 +1124,14 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
         if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0), 0);
+        else if (ka <= mc && (p->sides & SIDE_UP) && p->tau_exact) {
+            /* sum x G (G an integer, rounded down), times 1/Q once at the end */
+            big G; big_sub(&G, &p->B[1], &f->r, nl);                               /* B_1 - r */
+            uf x = uf_mul(pm_lo, sf_lo(r1, ka), 0);
+            Sp_up = uf_add(Sp_up, x, 0);
+            Sx_up = uf_add(Sx_up, uf_mul(x, big_floor_uf(&G, nl), 0), 0);
+            Ss_up = uf_add(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0), 0);
+        }
         else if (ka <= mc && (p->sides & SIDE_UP)) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
@@ -1090,6 +1143,12 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             Ss_up = uf_add(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0), 0);
         }
         if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0), 0);
+        else if (kb >= 0 && (p->sides & SIDE_LO) && p->tau_exact) {
+            uf x = uf_mul(pm_lo, cdf_lo(r1, kb), 0);
+            Sp_lo = uf_add(Sp_lo, x, 0);
+            Sx_lo = uf_add(Sx_lo, uf_mul(x, big_floor_uf(tie ? &p->B[1] : &f->r, nl), 0), 0);   /* H */
+            Ss_lo = uf_add(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0), 0);
+        }
         else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
@@ -1117,7 +1176,10 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         aP = uf_mul_u64(tP, (u64)(2 * nt), 1); aX = uf_mul_u64(tX, (u64)(2 * nt), 1); aE = uf_mul_u64(tE, (u64)(2 * nt), 1);
         tP = tX = tE = UF0;
     }
-    if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
+    if (p->tau_exact) {             /* sum x G / Q: 1/Q rounded down, the product too */
+        if (!p->q_one) { Sx_up = uf_mul(Sx_up, p->invQ.lo, 0); Sx_lo = uf_mul(Sx_lo, p->invQ.lo, 0); }
+        Sx_up2 = Sx_up; Sx_lo2 = Sx_lo;
+    }
     /* the excess sums: sum pm s0 g + D sum pm ssum (2 more roundings on each chain) */
     uf Dup = uf_mul(D_lo, Ss_up, 0), Dlo = uf_mul(D_lo, Ss_lo, 0);
     Sx_up = uf_add(Sx_up, Dup, 0); Sx_up2 = uf_add(Sx_up2, Dup, 0);
