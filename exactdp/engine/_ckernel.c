@@ -745,10 +745,11 @@ static void evict_rows(rows_ctx *c) {
  * no other row pointer is held: leaf_children holds its parent's row and its leaves') */
 /* the row (l, m) for users of mass <= w (w = 1: any user; see SIDE_MASSCUT), made on first
  * use or rebuilt for a heavier user */
-static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict, uf w) {
+static inline i64 uf_exp_up(uf w) { return uf_zero(w) ? -100000 : w.e + 128; }     /* w < 2^this */
+static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict, i64 wneed) {
     row_t *r = c->lev[l].rows[m];
-    i64 need = 0;                        /* w <= 2^need */
-    if (c->sides & SIDE_MASSCUT) need = uf_zero(w) ? -100000 : w.e + 128;
+    i64 need = 0;                        /* the users' mass <= 2^need */
+    if (c->sides & SIDE_MASSCUT) need = wneed > 0 ? 0 : wneed;
     if (r && r->wexp >= need) { r->used = ++c->clock; return r; }
     i64 build = need + MASS_SLACK;
     if ((c->sides & SIDE_MASSCUT) && l < c->L) {
@@ -1093,6 +1094,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         big_negate(&r, &r, nl);
     }
     const uf PF = uf_mul(P.hi, row->F, 1);          /* a child's mass <= pmf_lo PF */
+    const int pf_nz = !uf_zero(PF) && !uf_zero(rc->tol);
+    const i64 tol_e = rc->tol.e + 128;
     for (i64 t = lo_w; t <= hi_w; t++) {
         if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
             big_add(&r, &r, &p->ncr21, nl);
@@ -1100,19 +1103,25 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
         }
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
+        i64 mc = m - t, wneed;
+        /* kept when pm_lo PF >= 2^(pm_lo.e + PF.e + 254) >= 2^(tol.e + 128) > tol (no product
+           needed: the same decision as cm_hi >= tol); else cm_hi as before */
+        if (pf_nz && !uf_zero(pm_lo) && pm_lo.e + PF.e + 254 >= tol_e) wneed = pm_lo.e + PF.e + 256;
+        else {
         uf cm_hi = uf_mul(pm_lo, PF, 1);
-        i64 mc = m - t;
+        wneed = uf_exp_up(cm_hi);
         if (uf_lt(cm_hi, rc->tol)) {
             if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
             else drop_child(p, acc, E, t, 2, m, cm_hi);
             continue;
+        }
         }
         acc->nodes++;
         if (p->max_nodes > 0 && acc->nodes > p->max_nodes) return 3;
         nt++;
         if (mc == 0) { Sp_eq = uf_add_dn(Sp_eq, pm_lo); continue; }    /* a point: Z == tau */
         acc->leaves++;
-        row_t *r1 = get_row(rc, 1, mc, 0, cm_hi);
+        row_t *r1 = get_row(rc, 1, mc, 0, wneed);
         if (!r1) return rc->err ? rc->err : 1;
         leaf_t *f = &lv[nlv++];
         f->row = r1; f->pm = pm_lo;
@@ -1249,7 +1258,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             continue;
         }
         if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
-        row_t *row = get_row(rc, l, m, 1, P.hi);
+        row_t *row = get_row(rc, l, m, 1, uf_exp_up(P.hi));
         if (!row) { free(stack); return rc->err ? rc->err : 1; }
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
