@@ -766,7 +766,7 @@ static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict, i64 wneed) {
             cond = -0.5 * (double)(c->L - l - 1) * log(2 * M_PI * np_) - 0.5 * lv->lpi;
             if (cond > 0) cond = 0;
         }
-        double h = (lg + cond) / M_LN2 + 2;            /* 2 bits of margin over the guess */
+        double h = (lg + cond) / M_LN2 + 4;            /* 4 bits of margin over the guess */
         if (h >= (double)need && h < 1e6) build = (i64)ceil(h);   /* else (a wrong guess, NaN) need + slack */
     }
     if (r) {                             /* built for lighter users: rebuilt (no pointer to it is held) */
