@@ -149,6 +149,32 @@ def test_one_side_is_the_same_walk(N, L, q, lam):
             assert getattr(p_only, k).upper() >= getattr(both, k).upper()
 
 
+@pytest.mark.parametrize("n,L,q,frac,tol", [(37, 2, "5/37", Fraction(1, 8), Fraction(1, 10**8)),
+                                            (37, 2, "5/37", Fraction(1, 4), Fraction(1, 10**14)),
+                                            (30, 3, "1/6", Fraction(1, 8), Fraction(1, 10**8)),
+                                            (25, 4, "3/11", Fraction(1, 4), Fraction(1, 10**14)),
+                                            (25, 4, "3/11", Fraction(1, 8), Fraction(1, 10**30))])
+def test_rows_cut_by_mass(n, L, q, frac, tol):
+    """Rows cut by the mass of their readers (``mass_cut``, the certified default): the same
+    tree as whole rows, enclosures of the exact sums (their dropped mass added), and the
+    extra width of the rows' tails at most ~4 row_tol tol per leaf (absolute)."""
+    m = Mechanism(L, q)
+    tau = Fraction(int(n * m.weights[-1] * frac)) + Fraction(1, 2)      # cases where rows are cut by mass
+    ex = exact_sums(m, n, tau)
+    for side in (None, "above", "below"):
+        cut = ckernel.compiled_tail_sums(m, n, tau.numerator, tau.denominator, True, tol=tol, prec=128, side=side)
+        whole = ckernel.compiled_tail_sums(m, n, tau.numerator, tau.denominator, True, tol=tol, prec=128,
+                                           side=side, mass_cut=False)
+        assert (cut["nodes"], cut["leaves"]) == (whole["nodes"], whole["leaves"])
+        for k, e in zip(("up_P", "up_X", "eq_P", "lo_P", "lo_X"), ex):
+            if cut[k] is None:
+                continue
+            slack = {"up_X": cut["drop_up"], "lo_X": cut["drop_lo"]}.get(k, cut["drop_P"])
+            assert cut[k][0] <= e <= cut[k][1] + slack
+            if k.endswith("P"):
+                assert cut[k][1] - cut[k][0] <= whole[k][1] - whole[k][0] + 5 * (cut["leaves"] + 1) * tol * Fraction(1, 10**6)
+
+
 @pytest.mark.parametrize("direction", ["forward", "reverse"])
 @pytest.mark.parametrize("query", ["eta", "delta", "sf", "cdf", "cdf_strict", "eta_inclusive"])
 def test_one_side_walks_meet_the_digits_at_once(direction, query):

@@ -171,6 +171,22 @@ static inline __attribute__((always_inline)) uf uf_add(uf a, uf b, int up) {
     return out;
 }
 
+/* a + b rounded down: uf_add(a, b, 0) without the sticky bits */
+static inline __attribute__((always_inline)) uf uf_add_dn(uf a, uf b) {
+    if (uf_zero(a)) return b;
+    if (uf_zero(b)) return a;
+    i64 d = a.e - b.e;
+    if (d < 0) { uf t = a; a = b; b = t; d = -d; }
+    if (d >= 128) return a;                      /* b < ulp(a): dropped */
+    u128 A = ((u128)a.hi << 64) | a.lo, B = (((u128)b.hi << 64) | b.lo) >> d;
+    u128 S = A + B;
+    u64 c = S < A;                               /* a 129-bit sum: shift right by one */
+    u64 sh = (u64)(S >> 64), sl = (u64)S;
+    uf out;
+    out.hi = (sh >> c) | (c << 63); out.lo = (sl >> c) | ((sh & c) << 63); out.e = a.e + (i64)c;
+    return out;
+}
+
 /* a - b for a >= b >= 0 (the result is clamped at 0 when a <= b). */
 static uf uf_sub(uf a, uf b, int up) {
     if (uf_zero(b)) return a;
@@ -207,7 +223,7 @@ static uf uf_factor(u64 K) {
 }
 
 static inline iv iv_mul(iv a, iv b) { iv r = {uf_mul(a.lo, b.lo, 0), uf_mul(a.hi, b.hi, 1)}; return r; }
-static inline iv iv_add(iv a, iv b) { iv r = {uf_add(a.lo, b.lo, 0), uf_add(a.hi, b.hi, 1)}; return r; }
+static inline iv iv_add(iv a, iv b) { iv r = {uf_add_dn(a.lo, b.lo), uf_add(a.hi, b.hi, 1)}; return r; }
 static inline iv iv_mul_u64(iv a, u64 k) { iv r = {uf_mul_u64(a.lo, k, 0), uf_mul_u64(a.hi, k, 1)}; return r; }
 static inline iv iv_pt(uf a) { iv r = {a, a}; return r; }
 
@@ -254,7 +270,7 @@ static inline __attribute__((always_inline)) void big_negate_n(big *r, const big
         r->w[i] = x;
     }
 }
-static inline void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
+static inline __attribute__((always_inline)) void big_negate(big *r, const big *a, int nl) { BIG_DISPATCH(big_negate_n(r, a, n_)); }
 
 static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a, const big *b, const int n) {
     u64 c = 0;
@@ -263,7 +279,17 @@ static inline __attribute__((always_inline)) void big_add_n(big *r, const big *a
         r->w[i] = (u64)s; c = (u64)(s >> 64);
     }
 }
-static inline void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
+static inline __attribute__((always_inline)) void big_add(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_add_n(r, a, b, n_)); }
+
+/* r = a - b */
+static inline __attribute__((always_inline)) void big_sub_n(big *r, const big *a, const big *b, const int n) {
+    u64 c = 0;
+    for (int i = 0; i < n; i++) {
+        u128 d = (u128)a->w[i] - b->w[i] - c;
+        r->w[i] = (u64)d; c = (u64)(d >> 64) & 1;
+    }
+}
+static inline __attribute__((always_inline)) void big_sub(big *r, const big *a, const big *b, int nl) { BIG_DISPATCH(big_sub_n(r, a, b, n_)); }
 
 /* |a| as a uf interval [floor, ceil] (exact when it fits) */
 static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
@@ -288,6 +314,24 @@ static inline void big_abs_iv(const big *a, int nl, uf *lo, uf *hi) {
     int inexact;
     *lo = norm192(t[top], t[top - 1], t[top - 2], (i64)64 * (top - 2), &inexact);
     *hi = (inexact || sticky) ? uf_inc(*lo) : *lo;
+}
+
+/* a >= 0 as a uf, rounded down (exact when it fits in 128 bits) */
+static inline uf big_floor_uf(const big *a, int nl) {
+    int top = nl - 1;
+    while (top >= 0 && a->w[top] == 0) top--;
+    if (top < 0) return UF0;
+    uf r;
+    if (top <= 1) {
+        u64 h = a->w[1], l = a->w[0]; i64 e = 0;
+        if (top == 0) { h = l; l = 0; e = -64; }
+        int sh = __builtin_clzll(h);
+        if (sh) { h = (h << sh) | (l >> (64 - sh)); l <<= sh; }
+        r.hi = h; r.lo = l; r.e = e - sh;
+        return r;
+    }
+    int inexact;
+    return norm192(a->w[top], a->w[top - 1], a->w[top - 2], (i64)64 * (top - 2), &inexact);
 }
 
 /* max(a, 0), rounded up */
@@ -369,6 +413,17 @@ static i64 last_neg(const big *a, const big *b, double bd, i64 m, int nl) {
 #define SIDE_UP 1
 #define SIDE_LO 2
 #define SIDE_NOX 4      /* probabilities only: no excess sums, second-order row sums, drop bounds */
+#define SIDE_MASSCUT 8  /* rows cut by the mass of their users (row_t.wexp), certified walks */
+/* Rows cut by mass: a row (l, m) is read only by nodes (l, m) of mass <= P.hi (levels >= 2) or
+ * by leaves of mass <= cm_hi (level 1), and a cell's contribution to the sums is its value
+ * times that mass.  A row built for users of mass <= 2^wexp (wexp <= 0) stops at the cut
+ * vcut = row_tol 2^-wexp instead of row_tol (tail_ok with vcut), so that every user's
+ * share of the row's tails is at most vcut 2^wexp = row_tol (absolute): the tree is the
+ * same (a child beyond the window has mass < P.hi vcut <= row_tol < tol) and the leaves'
+ * tails are added per leaf in absolute terms (leaf_children).  A user heavier than 2^wexp
+ * rebuilds the row for 2^(its exponent + MASS_SLACK) (get_row); the slack bounds the
+ * rebuilds (a window grows like sqrt(log(1 / vcut)), so the slack costs few cells). */
+#define MASS_SLACK 12
 
 typedef struct {
     i64 m, ka, kb, n;
@@ -377,6 +432,7 @@ typedef struct {
     uf tl, tr, tl2, tr2;                    /* upper bounds of the tails */
     i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
     u64 used;                               /* last use (LRU clock) */
+    i64 wexp;                               /* built for users of mass <= 2^wexp (SIDE_MASSCUT) */
 } row_t;
 
 /* A row's five arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells
@@ -392,6 +448,8 @@ typedef struct {
 typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
     double theta;
+    double lS, l1S;     /* log S_l, log(1 - S_l): S_l = pi_0 + .. + pi_l (the mass hint of get_row) */
+    double lpi;         /* sum_{j > l} log(pi_j / (1 - S_l)) */
     row_t **rows;       /* indexed by m */
     /* anchors, kept when the row cache is emptied: pmf at the mode of row m (rounded
        down) and its count; has[m] = 0 when unknown */
@@ -513,18 +571,26 @@ static uf pow_down(uf x, u64 k, i64 *count) {
  * neighbour ratio outward is at most rn: the ratios decrease outward, so the masses
  * beyond are at most p r^j, their sum at most p r / (1 - r) and the second-order sum
  * sum_j j p r^j = p r / (1 - r)^2; both are <= row_tol when p r <= row_tol (1 - r)^2. */
-static inline int tail_ok(const rows_ctx *c, uf cur, i64 cc, uf rn) {
+static inline int tail_ok(uf vcut, uf cur, i64 cc, uf rn) {
     if (!uf_lt(rn, UF1)) return 0;
     uf om = uf_sub(UF1, rn, 0);                           /* <= 1 - r */
     uf lhs = uf_mul(uf_mul(cur, uf_factor((u64)cc), 1), rn, 1);
-    uf rhs = uf_mul(uf_mul(c->row_tol, om, 0), om, 0);
+    uf rhs = uf_mul(uf_mul(vcut, om, 0), om, 0);
     return !uf_lt(rhs, lhs);
 }
 
-static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
+static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
     row_t *row = (row_t *)calloc(1, sizeof(row_t));
     if (!row) { c->err = 1; return NULL; }
     row->m = m;
+    /* the cut: row_tol 2^-wexp (exact: an exponent shift), at most 2^-4 */
+    uf vcut = c->row_tol;
+    if (!uf_zero(vcut)) {
+        if (wexp < vcut.e + 132) wexp = vcut.e + 132;
+        if (wexp > 0) wexp = 0;
+        vcut.e -= wexp;
+    } else wexp = 0;
+    row->wexp = wexp;
     if (m == 0) {
         row->ka = row->kb = 0; row->n = 1;
         row->cells = row_cells(c, 5 * 5);
@@ -541,6 +607,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
     uf pm; i64 cpm;
     /* an anchor: a row of this level at a nearby m' (its pmf at its mode), walked to (m, mode) */
     i64 am = -1;
+    if (lv->has[m] && lv->amode[m] == mode) am = m;        /* this row, rebuilt */
     for (i64 d = 1; d <= 32 && am < 0; d++) {
         if (m - d >= 1 && lv->has[m - d] && lv->amode[m - d] <= m) am = m - d;
         else if (m + d <= c->n && lv->has[m + d] && lv->amode[m + d] <= m) am = m + d;
@@ -579,13 +646,13 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         cur = uf_mul(cur, r, 0); cc += 5;
         kk++;
         buf[kk] = cur;
-        if (uf_lt(cur, c->row_tol) && kk < m) {
+        if (uf_lt(cur, vcut) && kk < m) {
             if (!lv->rk_ok[kk]) rk_fill(c, lv, kk);
             uf rn = uf_mul_u64(lv->rk_hi[kk], (u64)(m - kk), 1);
-            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+            if (tail_ok(vcut, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    tr = cut ? c->row_tol : UF0;
+    tr = cut ? vcut : UF0;
     i64 kb = kk, cmax = cc;
     /* walk left */
     cur = pm; cc = cpm; kk = mode; uf tl = UF0; cut = 0;
@@ -595,41 +662,53 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m) {
         cur = uf_mul(cur, r, 0); cc += 5;
         kk--;
         buf[kk] = cur;
-        if (uf_lt(cur, c->row_tol) && kk > 0) {
+        if (uf_lt(cur, vcut) && kk > 0) {
             if (!lv->ik_ok[m - kk + 1]) ik_fill(c, lv, m - kk + 1);
             uf rn = uf_mul_u64(lv->ik_hi[m - kk + 1], (u64)kk, 1);
-            if (tail_ok(c, cur, cc, rn)) { cut = 1; break; }
+            if (tail_ok(vcut, cur, cc, rn)) { cut = 1; break; }
         }
     }
-    tl = cut ? c->row_tol : UF0;
+    tl = cut ? vcut : UF0;
     i64 ka = kk;
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
     row->ka = ka; row->kb = kb; row->n = n;
     row->cells = row_cells(c, (size_t)5 * (size_t)(n + 4));
     if (!row->cells) { free(row); c->err = 1; return NULL; }
-    for (i64 i = 0; i < n; i++) ufc_set(PMF(row, i), buf[ka + i]);
     uf a = UF0, a2 = UF0;
     int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
+    /* the pmf cells are stored by the first of the sum loops (both read buf) */
     if ((c->sides & SIDE_UP) && second)         /* the suffix sums (above tau) */
         for (i64 i = n - 1; i >= 0; i--) {
-            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
-            ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
+            ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
         }
     else if (c->sides & SIDE_UP)
-        for (i64 i = n - 1; i >= 0; i--) { a = uf_add(a, buf[ka + i], 0); ufc_set(SUF(row, i), a); }
+        for (i64 i = n - 1; i >= 0; i--) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a);
+        }
     a = UF0; a2 = UF0;
+    const int pmf_in_lo = !(c->sides & SIDE_UP);
     if ((c->sides & SIDE_LO) && second)         /* the prefix sums (below tau) */
         for (i64 i = 0; i < n; i++) {
-            a = uf_add(a, buf[ka + i], 0); a2 = uf_add(a2, a, 0);
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
+            if (pmf_in_lo) ufc_set(PMF(row, i), v);
             ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
         }
     else if (c->sides & SIDE_LO)
-        for (i64 i = 0; i < n; i++) { a = uf_add(a, buf[ka + i], 0); ufc_set(PRE(row, i), a); }
+        for (i64 i = 0; i < n; i++) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v);
+            if (pmf_in_lo) ufc_set(PMF(row, i), v);
+            ufc_set(PRE(row, i), a);
+        }
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
-    /* beyond the window: P[T > kb] <= row_tol and sum_{j > kb} P[T >= j] <= row_tol (tail_ok) */
+    /* beyond the window: P[T > kb] <= vcut and sum_{j > kb} P[T >= j] <= vcut (tail_ok) */
     row->tl = tl; row->tr = tr;
     row->tl2 = tl; row->tr2 = tr;
     return row;
@@ -664,11 +743,37 @@ static void evict_rows(rows_ctx *c) {
 
 /* the row (l, m), made on first use; evict: whether rows may be evicted first (only where
  * no other row pointer is held: leaf_children holds its parent's row and its leaves') */
-static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict) {
+/* the row (l, m) for users of mass <= w (w = 1: any user; see SIDE_MASSCUT), made on first
+ * use or rebuilt for a heavier user */
+static inline i64 uf_exp_up(uf w) { return uf_zero(w) ? -100000 : w.e + 128; }     /* w < 2^this */
+static inline row_t *get_row(rows_ctx *c, int l, i64 m, int evict, i64 wneed) {
     row_t *r = c->lev[l].rows[m];
-    if (r) { r->used = ++c->clock; return r; }
+    i64 need = 0;                        /* the users' mass <= 2^need */
+    if (c->sides & SIDE_MASSCUT) need = wneed > 0 ? 0 : wneed;
+    if (r && r->wexp >= need) { r->used = ++c->clock; return r; }
+    i64 build = need + MASS_SLACK;
+    if ((c->sides & SIDE_MASSCUT) && l < c->L) {
+        /* a guess of the heaviest user (performance only: a heavier one rebuilds): the node
+           (l, m) has mass <= P[T_0 + .. + T_l = m] = Bin(n, S_l)(m) */
+        const level_t *lv = &c->lev[l];
+        double lg = lgamma((double)c->n + 1) - lgamma((double)m + 1) - lgamma((double)(c->n - m) + 1)
+                    + (double)m * lv->lS + (double)(c->n - m) * lv->l1S;
+        /* times the largest conditional probability of one path (T_L, .., T_{l+1}) given the
+           sum n - m: a multinomial of k = L - l cells, largest pmf ~ (2 pi n')^(-(k-1)/2)
+           (prod p_j)^(-1/2) (Gaussian), capped at 1 */
+        double np_ = (double)(c->n - m), cond = 0.0;
+        if (np_ > 0) {
+            cond = -0.5 * (double)(c->L - l - 1) * log(2 * M_PI * np_) - 0.5 * lv->lpi;
+            if (cond > 0) cond = 0;
+        }
+        double h = (lg + cond) / M_LN2 + 4;            /* 4 bits of margin over the guess */
+        if (h >= (double)need && h < 1e6) build = (i64)ceil(h);   /* else (a wrong guess, NaN) need + slack */
+    }
+    if (r) {                             /* built for lighter users: rebuilt (no pointer to it is held) */
+        c->cells -= r->n; free_row_in(c, r); c->lev[l].rows[m] = NULL;
+    }
     if (evict && c->cells > c->max_cells) evict_rows(c);
-    r = make_row(c, &c->lev[l], m);
+    r = make_row(c, &c->lev[l], m, (c->sides & SIDE_MASSCUT) ? build : 0);
     if (!r) return NULL;
     r->used = ++c->clock;
     c->lev[l].rows[m] = r;
@@ -830,14 +935,14 @@ typedef struct {
 static inline iv minus_e(iv x, const params *p) {
     iv r;
     /* lower: x.lo - e_hi */
-    r.lo = p->e_hi_neg ? uf_add(x.lo, p->e_hi_mag, 0) : uf_sub(x.lo, p->e_hi_mag, 0);
+    r.lo = p->e_hi_neg ? uf_add_dn(x.lo, p->e_hi_mag) : uf_sub(x.lo, p->e_hi_mag, 0);
     /* upper: x.hi - e_lo */
     r.hi = p->e_lo_neg ? uf_add(x.hi, p->e_lo_mag, 1) : uf_sub(x.hi, p->e_lo_mag, 1);
     return r;
 }
 static inline iv plus_e(iv x, const params *p) {
     iv r;
-    r.lo = p->e_lo_neg ? uf_sub(x.lo, p->e_lo_mag, 0) : uf_add(x.lo, p->e_lo_mag, 0);
+    r.lo = p->e_lo_neg ? uf_sub(x.lo, p->e_lo_mag, 0) : uf_add_dn(x.lo, p->e_lo_mag);
     r.hi = p->e_hi_neg ? uf_sub(x.hi, p->e_hi_mag, 1) : uf_add(x.hi, p->e_hi_mag, 1);
     return r;
 }
@@ -901,7 +1006,8 @@ static void drop_child(const params *p, acc_t *acc, const big *E, i64 t, int l, 
  * group's bound (its mass times the extreme conditional mean and excesses) is within a few
  * per cent of the sum of the children's own: 8 (rather than 20) makes the enclosures of
  * the issue-16 queries wider by ~1e-5 of their width and saves ~4 % of a walk's
- * instructions. */
+ * instructions; 2 (the certified default since 2026-11-26) ~0.3 % wider than 8 and ~2 %
+ * fewer instructions. */
 typedef struct { uf S; i64 tmin, tmax; } dgroup_t;
 static inline void dgroup_add(dgroup_t *g, i64 t, uf cm_hi) {
     if (uf_zero(g->S) && g->tmin > g->tmax) { g->tmin = g->tmax = t; }
@@ -952,20 +1058,25 @@ static void drop_group(const params *p, acc_t *acc, const big *E, int l, i64 m, 
  * (F_2 the node's row factor, F_1 the largest of the leaves' rows, nt the number of terms,
  * one rounding each of a running sum; the 13 bounds the rest of a chain: sum x g: 3 for
  * a lookup, 2 for x and x g, 5 for g when tau is exact (g's upper end within
- * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11; D sum pmf_2 ssum: 3 for
+ * (1 - 2^-127)^-5 of its lower end), 1 for the final sum = 11 (with an exact tau the walk
+ * sums x G, G = g Q the exact integer rounded down (1), and multiplies the sum by 1/Q
+ * rounded down once at the end (2): 3 + 1 + 1 + 1 + 2 + 1 = 9); D sum pmf_2 ssum: 3 for
  * a lookup, 1 for the product, 1 + 1 for D and its product, 1 for the final sum = 7;
  * for an irrational tau the excess sums are also taken with the upper ends of g and h,
  * which need no count); the tails: the leaves'
  * masses pmf_2(t) sum to at most 1, so the rows' tails add at most 2 row_tol to a mass,
  * row_tol (2 (2 D + 1) + D (3 m + 2)) <= row_tol (D + 1)(3 m + 8) to an excess
- * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut.
+ * (D = W_1 - W_0; g, h <= 2 D + 1) and row_tol to eq_P, when a leaf's row is cut; a row
+ * cut by mass (SIDE_MASSCUT, wexp < 0) has tails <= row_tol 2^-wexp and is read by a leaf
+ * of mass cm_hi < 2^(wexp + 1), so per leaf these tails times P pmf_2(t) are at most twice
+ * the bounds above in absolute terms: 2 nt times them are added after the product with P.
  * Returns 0, or the walk's error code. */
 static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E, const big *A, i64 m,
                          iv P, const row_t *row, i64 lo_w, i64 hi_w) {
     const int nl = p->nl;
     uf Sp_up = UF0, Sx_up = UF0, Sx_up2 = UF0, Sp_lo = UF0, Sx_lo = UF0, Sx_lo2 = UF0, Sp_eq = UF0;
     uf Ss_up = UF0, Ss_lo = UF0;        /* sum pm ssum(ka + 1), sum pm csum(kb - 1): times D at the end */
-    u64 K1 = 0; int cut = 0; i64 nt = 0;
+    u64 K1 = 0; int cut = 0, light = 0; i64 nt = 0;
     const uf D_lo = p->slope[1].lo;
     const int want_x = !(p->sides & SIDE_NOX);
     /* pass 1: which children are expanded, their rows and thresholds ka; the cells the
@@ -983,6 +1094,8 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         big_negate(&r, &r, nl);
     }
     const uf PF = uf_mul(P.hi, row->F, 1);          /* a child's mass <= pmf_lo PF */
+    const int pf_nz = !uf_zero(PF) && !uf_zero(rc->tol);
+    const i64 tol_e = rc->tol.e + 128;
     for (i64 t = lo_w; t <= hi_w; t++) {
         if (t > lo_w) {                                             /* r -= cr, q -= cq, borrow */
             big_add(&r, &r, &p->ncr21, nl);
@@ -990,19 +1103,25 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             if (big_neg(&r, nl)) { big_add(&r, &r, &p->B[1], nl); q--; }
         }
         uf pm_lo = ufc_get(PMF(row, (t - row->ka)));
+        i64 mc = m - t, wneed;
+        /* kept when pm_lo PF >= 2^(pm_lo.e + PF.e + 254) >= 2^(tol.e + 128) > tol (no product
+           needed: the same decision as cm_hi >= tol); else cm_hi as before */
+        if (pf_nz && !uf_zero(pm_lo) && pm_lo.e + PF.e + 254 >= tol_e) wneed = pm_lo.e + PF.e + 256;
+        else {
         uf cm_hi = uf_mul(pm_lo, PF, 1);
-        i64 mc = m - t;
+        wneed = uf_exp_up(cm_hi);
         if (uf_lt(cm_hi, rc->tol)) {
             if (uf_lt(cm_hi, rc->tol_small)) dgroup_add(nt ? &dr : &dl, t, cm_hi);
             else drop_child(p, acc, E, t, 2, m, cm_hi);
             continue;
         }
+        }
         acc->nodes++;
         if (p->max_nodes > 0 && acc->nodes > p->max_nodes) return 3;
         nt++;
-        if (mc == 0) { Sp_eq = uf_add(Sp_eq, pm_lo, 0); continue; }    /* a point: Z == tau */
+        if (mc == 0) { Sp_eq = uf_add_dn(Sp_eq, pm_lo); continue; }    /* a point: Z == tau */
         acc->leaves++;
-        row_t *r1 = get_row(rc, 1, mc, 0);
+        row_t *r1 = get_row(rc, 1, mc, 0, wneed);
         if (!r1) return rc->err ? rc->err : 1;
         leaf_t *f = &lv[nlv++];
         f->row = r1; f->pm = pm_lo;
@@ -1027,30 +1146,45 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
         i64 mc = r1->m, ka = f->ka;
         if (r1->F.lo > K1) K1 = r1->F.lo;
         cut |= !uf_zero(r1->tl) || !uf_zero(r1->tr);
+        light |= r1->wexp < 0;
         int tie = big_iszero(&f->r, nl);                     /* G == B_1 */
         i64 kb = ka - 1 - tie;
-        if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0), 0);
+        if (ka <= mc && (p->sides & SIDE_UP) && !want_x) Sp_up = uf_add_dn(Sp_up, uf_mul(pm_lo, sf_lo(r1, ka), 0));
+        else if (ka <= mc && (p->sides & SIDE_UP) && p->tau_exact) {
+            /* sum x G (G an integer, rounded down), times 1/Q once at the end */
+            big G; big_sub(&G, &p->B[1], &f->r, nl);                               /* B_1 - r */
+            uf x = uf_mul(pm_lo, sf_lo(r1, ka), 0);
+            Sp_up = uf_add_dn(Sp_up, x);
+            Sx_up = uf_add_dn(Sx_up, uf_mul(x, big_floor_uf(&G, nl), 0));
+            Ss_up = uf_add_dn(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0));
+        }
         else if (ka <= mc && (p->sides & SIDE_UP)) {
             big G; big_negate(&G, &f->r, nl); big_add(&G, &G, &p->B[1], nl);     /* B_1 - r */
             iv g = big_over_Q(&G, p);
             if (!p->tau_exact) g = minus_e(g, p);                  /* e = 0 for an exact tau */
             uf x = uf_mul(pm_lo, sf_lo(r1, ka), 0);
-            Sp_up = uf_add(Sp_up, x, 0);
-            Sx_up = uf_add(Sx_up, uf_mul(x, g.lo, 0), 0);
-            if (!p->tau_exact) Sx_up2 = uf_add(Sx_up2, uf_mul(x, g.hi, 0), 0);
-            Ss_up = uf_add(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0), 0);
+            Sp_up = uf_add_dn(Sp_up, x);
+            Sx_up = uf_add_dn(Sx_up, uf_mul(x, g.lo, 0));
+            if (!p->tau_exact) Sx_up2 = uf_add_dn(Sx_up2, uf_mul(x, g.hi, 0));
+            Ss_up = uf_add_dn(Ss_up, uf_mul(pm_lo, ssum_lo(r1, ka + 1), 0));
         }
-        if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0), 0);
+        if (kb >= 0 && (p->sides & SIDE_LO) && !want_x) Sp_lo = uf_add_dn(Sp_lo, uf_mul(pm_lo, cdf_lo(r1, kb), 0));
+        else if (kb >= 0 && (p->sides & SIDE_LO) && p->tau_exact) {
+            uf x = uf_mul(pm_lo, cdf_lo(r1, kb), 0);
+            Sp_lo = uf_add_dn(Sp_lo, x);
+            Sx_lo = uf_add_dn(Sx_lo, uf_mul(x, big_floor_uf(tie ? &p->B[1] : &f->r, nl), 0));   /* H */
+            Ss_lo = uf_add_dn(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0));
+        }
         else if (kb >= 0 && (p->sides & SIDE_LO)) {
             iv h = big_over_Q(tie ? &p->B[1] : &f->r, p);                /* H = r, B_1 on a tie */
             if (!p->tau_exact) h = plus_e(h, p);
             uf x = uf_mul(pm_lo, cdf_lo(r1, kb), 0);
-            Sp_lo = uf_add(Sp_lo, x, 0);
-            Sx_lo = uf_add(Sx_lo, uf_mul(x, h.lo, 0), 0);
-            if (!p->tau_exact) Sx_lo2 = uf_add(Sx_lo2, uf_mul(x, h.hi, 0), 0);
-            Ss_lo = uf_add(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0), 0);
+            Sp_lo = uf_add_dn(Sp_lo, x);
+            Sx_lo = uf_add_dn(Sx_lo, uf_mul(x, h.lo, 0));
+            if (!p->tau_exact) Sx_lo2 = uf_add_dn(Sx_lo2, uf_mul(x, h.hi, 0));
+            Ss_lo = uf_add_dn(Ss_lo, uf_mul(pm_lo, csum_lo(r1, kb - 1), 0));
         }
-        if (tie) Sp_eq = uf_add(Sp_eq, uf_mul(pm_lo, pmf_lo(r1, ka - 1), 0), 0);
+        if (tie) Sp_eq = uf_add_dn(Sp_eq, uf_mul(pm_lo, pmf_lo(r1, ka - 1), 0));
     }
     if (nt == 0) return 0;
     uf F1 = {1ULL << 63, K1, -127};
@@ -1059,17 +1193,34 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
     uf tP = cut ? uf_add(rt, rt, 1) : UF0;
     uf tX = cut ? uf_mul_u64(uf_mul(rt, uf_add(p->slope[1].hi, UF1, 1), 1), (u64)(3 * m + 8), 1) : UF0;
     uf tE = cut ? rt : UF0;
-    if (p->tau_exact) { Sx_up2 = Sx_up; Sx_lo2 = Sx_lo; }
+    /* rows cut by mass (SIDE_MASSCUT): a leaf's row has tails <= vcut = row_tol 2^-wexp and the
+       leaf's mass P pmf_2(t) <= cm_hi < 2 * 2^wexp, so its tails add at most 2 row_tol
+       (absolute) per unit of the bounds above: 2 nt times them, added after the product
+       with P (instead of P times them) */
+    uf aP = UF0, aX = UF0, aE = UF0;
+    if (cut && light) {
+        aP = uf_mul_u64(tP, (u64)(2 * nt), 1); aX = uf_mul_u64(tX, (u64)(2 * nt), 1); aE = uf_mul_u64(tE, (u64)(2 * nt), 1);
+        tP = tX = tE = UF0;
+    }
+    if (p->tau_exact) {             /* sum x G / Q: 1/Q rounded down, the product too */
+        if (!p->q_one) { Sx_up = uf_mul(Sx_up, p->invQ.lo, 0); Sx_lo = uf_mul(Sx_lo, p->invQ.lo, 0); }
+        Sx_up2 = Sx_up; Sx_lo2 = Sx_lo;
+    }
     /* the excess sums: sum pm s0 g + D sum pm ssum (2 more roundings on each chain) */
     uf Dup = uf_mul(D_lo, Ss_up, 0), Dlo = uf_mul(D_lo, Ss_lo, 0);
-    Sx_up = uf_add(Sx_up, Dup, 0); Sx_up2 = uf_add(Sx_up2, Dup, 0);
-    Sx_lo = uf_add(Sx_lo, Dlo, 0); Sx_lo2 = uf_add(Sx_lo2, Dlo, 0);
+    Sx_up = uf_add_dn(Sx_up, Dup); Sx_up2 = uf_add_dn(Sx_up2, Dup);
+    Sx_lo = uf_add_dn(Sx_lo, Dlo); Sx_lo2 = uf_add_dn(Sx_lo2, Dlo);
     iv a;
     a.lo = Sp_up; a.hi = uf_add(uf_mul(Sp_up, fac, 1), tP, 1); acc->up_P = iv_add(acc->up_P, iv_mul(P, a));
     a.lo = Sx_up; a.hi = uf_add(uf_mul(Sx_up2, fac, 1), tX, 1); acc->up_X = iv_add(acc->up_X, iv_mul(P, a));
     a.lo = Sp_lo; a.hi = uf_add(uf_mul(Sp_lo, fac, 1), tP, 1); acc->lo_P = iv_add(acc->lo_P, iv_mul(P, a));
     a.lo = Sx_lo; a.hi = uf_add(uf_mul(Sx_lo2, fac, 1), tX, 1); acc->lo_X = iv_add(acc->lo_X, iv_mul(P, a));
     a.lo = Sp_eq; a.hi = uf_add(uf_mul(Sp_eq, fac, 1), tE, 1); acc->eq_P = iv_add(acc->eq_P, iv_mul(P, a));
+    if (!uf_zero(aP)) {
+        acc->up_P.hi = uf_add(acc->up_P.hi, aP, 1); acc->up_X.hi = uf_add(acc->up_X.hi, aX, 1);
+        acc->lo_P.hi = uf_add(acc->lo_P.hi, aP, 1); acc->lo_X.hi = uf_add(acc->lo_X.hi, aX, 1);
+        acc->eq_P.hi = uf_add(acc->eq_P.hi, aE, 1);
+    }
     return 0;
 }
 
@@ -1107,7 +1258,7 @@ static int walk(const params *p, rows_ctx *rc, acc_t *acc) {
             continue;
         }
         if (m == 0) { acc->eq_P = iv_add(acc->eq_P, P); continue; }
-        row_t *row = get_row(rc, l, m, 1);
+        row_t *row = get_row(rc, l, m, 1, uf_exp_up(P.hi));
         if (!row) { free(stack); return rc->err ? rc->err : 1; }
         i64 ka = first_pos(&A, &p->B[l], p->Bd[l], m, nl);               /* children wholly above: t >= ka */
         big A2; big_addmul(&A2, &nd.E, (u64)m, &p->Wq[l - 1], nl);
@@ -1243,7 +1394,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     PyObject *s[9] = {NULL};
     if (!p) return PyErr_NoMemory();
-    if ((sides & 3) == 0 || sides > 7 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..7, not 4; 0 <= drop_bits <= 60"); return NULL; }
+    if ((sides & 3) == 0 || sides > 15 || drop_bits < 0 || drop_bits > 60) { free(p); PyErr_SetString(PyExc_ValueError, "_ckernel: sides in 1..15, not 4, 8, 12; 0 <= drop_bits <= 60"); return NULL; }
     p->L = L; p->n = n; p->max_nodes = max_nodes; p->excess_le_z = excess_le_z; p->sides = sides;
     PyObject *seqs_src[9] = {o_Wq, o_B, o_B2, o_mu, o_muW0, o_Wmu, o_slope, o_rowc, o_theta};
     for (int i = 0; i < 9; i++) {
@@ -1312,6 +1463,17 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         if (!lv->rk_lo || !lv->rk_hi || !lv->ik_lo || !lv->ik_hi || !lv->rk_ok || !lv->ik_ok) { PyErr_NoMemory(); goto done; }
         if (!lv->rows || !lv->amode || !lv->acnt || !lv->apm || !lv->has) { PyErr_NoMemory(); goto done; }
     }
+    {   /* S_L = 1, S_{l-1} = S_l (1 - theta_l) */
+        double S = 1.0, pis[66];
+        for (int l = L; l >= 1; l--) {
+            rc.lev[l].lS = log(S); rc.lev[l].l1S = S < 1.0 ? log1p(-S) : -1e300;
+            pis[l] = rc.lev[l].theta * S;
+            double a = 0.0;
+            for (int j = l + 1; j <= L; j++) a += log(pis[j] / (1.0 - S));
+            rc.lev[l].lpi = a;
+            S *= 1.0 - rc.lev[l].theta;
+        }
+    }
     int rcode;
     Py_BEGIN_ALLOW_THREADS
     rcode = walk(p, &rc, &acc);
@@ -1365,7 +1527,7 @@ static PyObject *py_uf_op(PyObject *self, PyObject *args) {
     if (ob != Py_None && parse_uf(ob, &b)) return NULL;
     uf r;
     if (!strcmp(op, "mul")) r = uf_mul(a, b, up);
-    else if (!strcmp(op, "add")) r = uf_add(a, b, up);
+    else if (!strcmp(op, "add")) r = up ? uf_add(a, b, 1) : uf_add_dn(a, b);
     else if (!strcmp(op, "sub")) r = uf_sub(a, b, up);
     else if (!strcmp(op, "mulk")) r = uf_mul_u64(a, (u64)k, up);
     else if (!strcmp(op, "divk")) r = uf_div_u64(a, (u64)k, up);

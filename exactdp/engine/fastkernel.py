@@ -250,9 +250,14 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
     P, Q = int(tau_num), int(tau_den)
+    # a magnitude run (row_tol >= 1/2: its lower sums are all its callers read) bounds its
+    # dropped children per group and cuts its rows by mass, as the certified walks; a fast
+    # estimate keeps single-child drop bounds and whole rows (its stated error)
+    magnitude = row_tol >= 0.5
     try:
         r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
-                               side=side, excess=excess, row_tol=row_tol, drop_bits=20)
+                               side=side, excess=excess, row_tol=row_tol, drop_bits=0 if magnitude else 20,
+                               mass_cut=magnitude)
     except CapacityError:
         return None
     if r is None:
