@@ -253,6 +253,45 @@ def test_series_enclosure_contains_e_k(k, tau):
                 assert float(v.rad()) <= rel * float(ex) + 1e-25
 
 
+def test_series_enclosure_large_k_below_double_range():
+    """At k = 200 (deployment-like: ~2 * 10^4 light weights <= 1e-4, Y ~ 1) the terms
+    ~ Y^j / j! lie far below 1e-300 and w_max^i underflows a double: the enclosure stays
+    relative (no float floor), narrow for a point box, and contains the exact e_k."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Series
+    k, tau, D = 200, 100.0, 10**5
+    levels = [(j, 1500 + 100 * j) for j in range(1, 11)]           # weight j / D, count n
+    ex_int = [1] + [0] * k                                          # prod (1 + j t)^n, integers
+    for j, n in levels:
+        b = [comb(n, i) * j ** i for i in range(k + 1)]
+        ex_int = [sum(ex_int[a] * b[m - a] for a in range(m + 1)) for m in range(k + 1)]
+    hs_q = [Fraction(3, 10), Fraction(7, 5)]
+    exact = sum(Fraction(ex_int[k - i], D ** (k - i)) * _esym(hs_q, i) for i in range(len(hs_q) + 1))
+    assert 0 < exact < Fraction(1, 10**300)
+    ws = [arb(j) / D for j, n in levels for _ in range(n)]
+    E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+    Y = sum((n * (1 + arb(tau) * j / D).log() / arb(tau) for j, n in levels), arb(0))
+    ex = arb(exact.numerator) / exact.denominator
+    v = _Series(E, arb(1), k, [_box_for(ws, k, tau, 0.0)]).value(Y)
+    assert v.contains(ex)
+    assert v.rad() < 1e-4 * ex
+
+
+def test_alpha_at_large_k():
+    """The first-order cancelling alpha at k = 200 (200! overflows a double) equals the
+    exact ratio sum e_(k-m) C(m,2) x^(m-2) / m! / sum e_(k-m) m x^(m-1) / m!."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Threshold, _alpha_at
+    k, x = 200, Fraction(9, 10)
+    hs = [Fraction(3, 10), Fraction(7, 5), Fraction(1, 50)]
+    Eq = [_esym(hs, i) for i in range(k + 1)]
+    E = [arb(e.numerator) / e.denominator for e in Eq]
+    th = _Threshold(E, arb(1), k, arb(0), arb(0), arb(0))
+    num = sum(Eq[k - m] * comb(m, 2) * x ** (m - 2) / factorial(m) for m in range(2, k + 1))
+    den = sum(Eq[k - m] * m * x ** (m - 1) / factorial(m) for m in range(1, k + 1))
+    assert _alpha_at(th, k, float(x)) == pytest.approx(float(num / den), rel=1e-9)
+
+
 def test_series_monotone_pieces():
     """The certified monotonicity of F in Y (module doc) holds on a realistic box and the
     check refuses a box where the light part's e_j go negative (p_2 huge against Y^2)."""

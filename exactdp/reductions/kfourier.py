@@ -385,6 +385,11 @@ def _ball(r) -> arb:
     return arb(0, _hi(r if isinstance(r, arb) else arb(r)))
 
 
+def _aball(r: arb) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb, its upper end taken; no float conversion)."""
+    return arb(0, r.upper())
+
+
 class _Box:
     """The power-sum box of one light law for the series enclosure (module doc): Taylor
     variables ``p_i``, ``i = 2 .. I``, in ``[lo_i, hi_i]``; ``p_i`` for ``I < i`` bounded by
@@ -407,9 +412,12 @@ class _Box:
         I = max(self.vars) if self.vars else 1
         fixed = [arb(0)] * n
         for i in range(I + 1, n):
-            ub = arb(min(_hi(P3hi * wmax ** (i - 3)), _hi(P2hi * wmax ** (i - 2))))
-            fixed[i] += _ball(ub / i)
-            fixed[1] += _ball(tau ** (i - 1) * ub / i)
+            # in arb (no float): w_max^i underflows a double at large k, and a float floor
+            # times tau^(i-1) would swamp the series
+            u3, u2 = P3hi * wmax ** (i - 3), P2hi * wmax ** (i - 2)
+            ub = arb((u3 if u3.upper() < u2.upper() else u2).upper())
+            fixed[i] += _aball(ub / i)
+            fixed[1] += _aball(tau ** (i - 1) * ub / i)
         # i > k: t terms only, sum_(i > k) p_i tau^(i-1) / i <= (geometric bound)
         if n > 1 and tau > 0:
             tw = tau * wmax
@@ -419,7 +427,7 @@ class _Box:
             T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
             if not self.vars and n <= 2:
                 T += P2hi * tau / 2
-            fixed[1] += _ball(T)
+            fixed[1] += _aball(T)
         self.d = {}
         for i in self.vars:
             s = arb(-1) ** (i - 1) / i
@@ -494,7 +502,7 @@ class _Box:
         e = arb(0)
         for (c, _), v in zip(self.pairs, vals[1 + nv:]):
             e += c * v.abs_upper()
-        return tot + _ball(e)
+        return tot + _aball(e)          # no float: the values are ~ Y^j / j!, below 1e-300 at large k
 
     def all_polys(self):
         return self.polys + [p for _, p in self.pairs]
@@ -1230,11 +1238,22 @@ class _Run:
 
 def _alpha_at(th, k, x):
     """``alpha = -(dR/dp_2) / (dR/dx)`` of the main term at ``x`` (floats), or None."""
-    num = den = 0.0
+    # in logs: e_(k-m)(H) x^m / m! over- or underflows a float at large k (200! > 1e308)
+    if not x > 0:
+        return None
+    lx, logs = math.log(x), []
     for m in th.nz:
-        e = float(th.E[k - m]) / math.factorial(m)
-        num += e * comb(m, 2) * x ** max(m - 2, 0)
-        den += e * m * x ** max(m - 1, 0)
+        e = th.E[k - m]
+        if m >= 1 and e > 0:
+            logs.append((m, float(e.log()) + m * lx - math.lgamma(m + 1)))
+    if not logs:
+        return None
+    top = max(v for _, v in logs)
+    num = den = 0.0
+    for m, v in logs:
+        t = math.exp(v - top)
+        num += t * comb(m, 2) / (x * x)
+        den += t * m / x
     return num / den if den > 0 else None
 
 
