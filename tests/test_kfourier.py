@@ -306,6 +306,28 @@ def test_series_monotone_pieces():
     assert not _monotone_pieces(bad, 0.9, 1.1)
 
 
+def test_series_monotone_one_point_suffices():
+    """The one-point criterion (D_j(ylo) >= 0 for j < k, then D_j >= 0 on [ylo, oo) by
+    dD_j/dY = D_(j-1)): where it certifies, the enclosed D_j are positive on a grid of Y up
+    to 50 ylo; a box with p_2 large against Y^2 fails at Y = 0.9 and passes further out."""
+    import math as _m
+    from flint import arb
+    from exactdp.reductions.kfourier import _Box, _monotone_pieces, _mul
+    k = 12
+    bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5), arb(0.6), arb(0.3))
+    assert not _monotone_pieces(bad, 0.9)
+    ylo = next(y for y in (2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0) if _monotone_pieces(bad, y))
+    polys = bad.all_polys()
+    for f in (1.0, 1.01, 1.3, 2.0, 5.0, 50.0):
+        Y = arb(ylo * f)
+        EY = [Y ** j / _m.factorial(j) for j in range(k + 1)]
+        prods = [_mul(EY, P, k) for P in polys]
+        assert all(bad.enclose([p[j] for p in prods]) > 0 for j in range(k)), (ylo, f)
+    # below the certified point some D_j is negative for a point in the box (p_2 = 0.6, p_3 = 0)
+    pt = _Box(k, arb(0.0), {2: (arb(0.6), arb(0.6)), 3: (arb(0), arb(0))}, arb(0.5), arb(0.6), arb(0))
+    assert not _monotone_pieces(pt, 0.9)
+
+
 @pytest.mark.slow
 def test_series_overlaps_bonferroni(monkeypatch):
     """Both enclosures are certified: at k = 4 they overlap, the series one is narrower."""

@@ -136,9 +136,10 @@ the box's centre ``pbar``:
 ``g_j = (1/j) sum_i i q_i g_(j-i)``; all arb).  The ``p_2`` range is cut into ``SERIES_SPLIT``
 sub-boxes, on each of which ``p_3 <= w_max p_2 <= w_max (its top)``; the enclosure is the
 union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j = [t^j] e^(tY) G(t)``,
-and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) is certified in arb (same Taylor form) over
-``Y in [Ymin, Ymax]`` (pieces of relative width ``1 / (4k)``) and a box 25 % wider, once per
-region (every light law inside it reuses the check).  So on the event ``F`` is nondecreasing
+and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) for every ``Y >= Ymin`` follows from
+``D_j(Ymin') >= 0`` at one point ``Ymin' <= Ymin`` (``dD_j/dY = D_(j-1)``, ``D_0 = 1``: induction
+on ``j``), certified in arb (same Taylor form) over a box 25 % wider, once per region (every
+light law inside it reuses the check).  So on the event ``F`` is nondecreasing
 in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
 bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
 *The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
@@ -560,36 +561,25 @@ class _Series:
 _STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 
 
-def _monotone_pieces(box: _Box, ylo: float, yhi: float) -> bool:
-    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y`` in ``[ylo, yhi]`` and
-    ``p`` in the box (pieces of relative width ``<= 1/(4k)``, bisected where undecided);
-    then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for every heavy configuration."""
+def _monotone_pieces(box: _Box, ylo: float, yhi: float = math.inf) -> bool:
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y >= ylo`` (``yhi`` is
+    not needed) and ``p`` in the box; then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for
+    every heavy configuration.
+
+    One point suffices: ``dD_j/dY = D_(j-1)`` and ``D_0 = G_p(0) = 1``, so by induction on ``j``
+    ``D_j(ylo, p) >= 0`` for every ``j < k`` makes each ``D_j`` nondecreasing, hence ``>= 0``,
+    on ``[ylo, oo)``.  The values at the point ``Y = ylo`` are enclosed over the box by its
+    Taylor form (:meth:`_Box.enclose`)."""
     k = box.k
     if k < 2:
         return True
     polys = box.all_polys()
-    fact = [arb(math.factorial(j)) for j in range(k + 1)]
-
-    def ok(a, b, depth):
-        Y = arb((a + b) / 2, (b - a) / 2 * (1 + 1e-9))
-        EY = [Y ** j / fact[j] for j in range(k + 1)]
-        prods = [_mul(EY, P, k) for P in polys]
-        for j in range(k):
-            if not box.enclose([p[j] for p in prods]) > 0:
-                if depth >= 8:
-                    return False
-                c = (a + b) / 2
-                return ok(a, c, depth + 1) and ok(c, b, depth + 1)
-        return True
-    n = max(1, math.ceil(math.log(yhi / ylo) * 4 * k))
-    r = (yhi / ylo) ** (1 / n)
-    a = ylo
-    for _ in range(n):
-        b = min(a * r, yhi) if _ < n - 1 else yhi
-        if not ok(a, b, 0):
-            return False
-        a = b
-    return True
+    Y = arb(ylo)
+    EY = [arb(1)]
+    for j in range(1, k + 1):
+        EY.append(EY[-1] * Y / j)
+    prods = [_mul(EY, P, k) for P in polys]
+    return all(box.enclose([p[j] for p in prods]) > 0 for j in range(k))
 
 
 class _Run:
@@ -749,13 +739,24 @@ class _Run:
         return self.laws[key]
 
     def _series_box(self, law, facs, P2lo, P2hi):
-        """``(box, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
-        box (p_3 by its own Chernoff levels) and the range of ``Y`` (module doc)."""
+        """``(boxes, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
+        boxes (p_3 by its own Chernoff levels; ``boxes()`` builds them on first use) and the
+        range of ``Y`` (module doc)."""
         k = self.k
         n, m = facs[0][1], (facs[1][1] if len(facs) > 1 else 0)
         P3lo, P3hi, g3 = self.p3_levels(n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
+        tau, built = self.tau, []
+
+        def boxes():
+            # built on first use (a leaf), not for the decisions, which need only the levels
+            if not built:
+                built.append(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi))
+            return built[0]
+        return boxes, ymin, ymax, g3 + f0 + f1
+
+    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi):
         boxes = []
         S = SERIES_SPLIT if k >= 3 else 1
         cuts = [P2lo + (P2hi - P2lo) * j / S for j in range(S)] + [P2hi]
@@ -773,8 +774,8 @@ class _Run:
                     iv[i] = (P3lo, p3hi)
                 else:
                     iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
-            boxes.append(_Box(k, self.tau, iv, self.wmax, b, p3hi))
-        return boxes, ymin, ymax, g3 + f0 + f1
+            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi))
+        return boxes
 
     def _y_level(self, law, sign):
         """A level of the light statistic beyond which the mass is at most ``tol_f``."""
@@ -797,7 +798,7 @@ class _Run:
             if ylo <= ymin and ymax <= yhi and rb.contains(box):
                 return
         span = ymax - ymin
-        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), ymax + 0.1 * span
+        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), math.inf    # certified for every Y >= ylo
         rb = box.enlarged(0.25)
 
         def check(b, depth):
@@ -1020,6 +1021,7 @@ class _Run:
 
     def series_bin_leaf(self, n, m, E, P):
         law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
+        boxes = boxes()
         for box in boxes:
             self.ensure_monotone(box, ymin, ymax)
         th = _Series(E, self.kappa, self.k, boxes)
