@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -103,15 +104,24 @@ def estimate_q(k: int, *, target=Fraction(1, 100), N: int = 10**7, L: int = 40, 
         return math.log(max(v, 1.0 / draws)) - lt
     x0, x1 = float(q0), float(q0) + 0.004
     f0, f1 = f(x0), f(x1)
-    for _ in range(6):
+    pts = [(x0, f0), (x1, f1)]
+    for _ in range(3):
         if f1 == f0:
             break
         x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
         x2 = min(max(x2, x1 - 0.02), x1 + 0.02, 0.49)
         x0, f0, x1 = x1, f1, x2
         f1 = f(x1)
-        if abs(x1 - x0) < 2e-5:
-            break
+        pts.append((x1, f1))
+    # the estimates are noisy: the root of the least-squares line through the points near it
+    near = [(x, y) for x, y in pts if abs(y) < 1.2] or pts
+    if len(near) >= 2 and len({x for x, _ in near}) >= 2:
+        mx = sum(x for x, _ in near) / len(near)
+        my = sum(y for _, y in near) / len(near)
+        sxx = sum((x - mx) ** 2 for x, _ in near)
+        b = sum((x - mx) * (y - my) for x, y in near) / sxx
+        if b < 0:
+            x1 = mx - my / b
     return Fraction(round(x1 * 10**6), 10**6)
 
 
@@ -128,11 +138,13 @@ def certified_q(k: int, *, target=Fraction(1, 100), N: int = 10**7, L: int = 40,
     ev = {}
 
     def eta(q, t=tol):
+        w, c = time.time(), time.process_time()
         iv = eta_k(k, q, N=N, L=L, eps=eps, tol=t)
         ev[str(q)] = [float(iv.lower), float(iv.upper)]
         if log:
             log(f"k={k} q={float(q):.6f} eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
-                f"(tol {t:g}, {time.time() - t0:.0f} s)")
+                f"(tol {t:g}; {time.time() - w:.1f} s wall, {time.process_time() - c:.1f} s CPU, "
+                f"load {os.getloadavg()[0]:.1f}; {time.time() - t0:.0f} s in all)")
         return iv
 
     def side(q):
@@ -213,11 +225,14 @@ def row(k: int, *, reverse: bool = False, **kw) -> dict:
     qh = Fraction(r["q_hi"])
     if reverse:
         t0 = time.time()
+        c0 = time.process_time()
         iv = eta_k(k, qh, tol=kw.get("tol", 1e-7), reverse=True)
         r["reverse_eta_at_q_hi"] = [float(iv.lower), float(iv.upper)]
         r["reverse_seconds"] = time.time() - t0
         if kw.get("log"):
-            kw["log"](f"k={k} q={float(qh):.6f} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}]")
+            kw["log"](f"k={k} q={float(qh):.6f} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+                      f"({time.time() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU, "
+                      f"load {os.getloadavg()[0]:.1f})")
     r["sigma_dhat_certified_q"] = float(sigma_dhat(1, qh, k).mid)
     q63 = kr_q(10**7, 40, "e^2", k, digits=8).interval
     r["q_6_3"] = float(q63.mid)
@@ -278,11 +293,19 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="kscale_rows.json")
     ap.add_argument("--figure", default=None)
     ap.add_argument("--tol", type=float, default=1e-7)
-    ap.add_argument("--guess", choices=("none", "mc"), default="none",
-                    help="start the bracket at a Monte Carlo estimate of the least q (mc) instead of "
-                         "[0.33, 0.38]; the bracket is certified either way")
+    ap.add_argument("--guess", default="none",
+                    help="start the bracket at a Monte Carlo estimate of the least q ('mc'), or at a "
+                         "given q (e.g. 0.3603; the same for every k), instead of [0.33, 0.38]; the "
+                         "bracket is certified either way")
     ap.add_argument("--reverse", action="store_true", help="also 003's direction at the bracket's upper end")
     args = ap.parse_args(argv)
+    if args.guess not in ("none", "mc"):
+        try:
+            g = Fraction(args.guess)
+        except (ValueError, ZeroDivisionError):
+            g = None
+        if g is None or not 0 < g < Fraction(1, 2):
+            ap.error(f"--guess must be 'none', 'mc' or a q in (0, 1/2), got {args.guess!r}")
     out = Path(args.out)
     rows = json.loads(out.read_text()) if out.exists() else []
     done = {r["k"] for r in rows}
@@ -290,7 +313,8 @@ def main(argv=None) -> int:
         if k in done:
             continue
         say = lambda s: print(s, flush=True)                          # noqa: E731
-        guess = estimate_q(k, log=say) if args.guess == "mc" else None
+        guess = (estimate_q(k, log=say) if args.guess == "mc" else None if args.guess == "none"
+                 else Fraction(args.guess))
         rows.append(row(k, tol=args.tol, guess=guess, reverse=args.reverse, log=say))
         out.write_text(json.dumps(rows, indent=1))
         print(json.dumps(rows[-1]), flush=True)
