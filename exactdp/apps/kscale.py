@@ -47,8 +47,8 @@ def mc_eta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_00
            reverse: bool = False) -> float:
     """A seeded Monte Carlo *estimate* (not certified) of eta: level counts multinomial, the
     heavy levels' ``(1 + u t)^n`` multiplied out, the light ones by the exact power-sum
-    generating function ``exp(sum (-1)^(i-1) p_i t^i / i)`` (floats, weights scaled by
-    ``k / w``-free ``u = k c / M``).  Only a starting point for :func:`certified_q`."""
+    generating function ``exp(sum (-1)^(i-1) p_i t^i / i)`` (floats, weights scaled to
+    ``u = k c / M``).  Only a starting point for :func:`certified_q`."""
     import numpy as np
     from ..model.mechanism import Mechanism
     q = Fraction(q)
