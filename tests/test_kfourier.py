@@ -210,14 +210,16 @@ def test_deployment_scale_k8():
 
 # ------------------------------------------------------------------ the series enclosure
 
-def _box_for(ws, k, tau, pad):
-    """A series box around the true power sums of ``ws`` (arb), widened by ``pad``."""
+def _box_for(ws, k, tau, pad, nvars=None):
+    """A series box around the true power sums of ``ws`` (arb), widened by ``pad``
+    (Taylor variables ``p_2 .. p_nvars``, default ``SERIES_VARS``)."""
     from flint import arb
     from exactdp.reductions.kfourier import SERIES_VARS, _Box
+    nvars = SERIES_VARS if nvars is None else nvars
     wmax = max(ws)
-    p = {i: sum((w ** i for w in ws), arb(0)) for i in range(2, SERIES_VARS + 2)}
+    p = {i: sum((w ** i for w in ws), arb(0)) for i in range(2, max(nvars, 3) + 2)}
     iv = {}
-    for i in range(2, SERIES_VARS + 1 if k >= 2 else 2):
+    for i in range(2, nvars + 1 if k >= 2 else 2):
         lo, hi = p[i] * (1 - pad), p[i] * (1 + pad) + arb(1e-30)
         iv[i] = (arb(float(lo.lower())), arb(float(hi.upper())))
     P2hi = iv[2][1] if 2 in iv else arb(float(p[2].upper()) * (1 + pad))
@@ -253,6 +255,46 @@ def test_series_enclosure_contains_e_k(k, tau):
                 assert float(v.rad()) <= rel * float(ex) + 1e-25
 
 
+def test_series_enclosure_large_k_below_double_range():
+    """At k = 200 (deployment-like: ~2 * 10^4 light weights <= 1e-4, Y ~ 1) the terms
+    ~ Y^j / j! lie far below 1e-300 and w_max^i underflows a double: the enclosure stays
+    relative (no float floor), narrow for a point box, and contains the exact e_k."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Series
+    k, tau, D = 200, 100.0, 10**5
+    levels = [(j, 1500 + 100 * j) for j in range(1, 11)]           # weight j / D, count n
+    ex_int = [1] + [0] * k                                          # prod (1 + j t)^n, integers
+    for j, n in levels:
+        b = [comb(n, i) * j ** i for i in range(k + 1)]
+        ex_int = [sum(ex_int[a] * b[m - a] for a in range(m + 1)) for m in range(k + 1)]
+    hs_q = [Fraction(3, 10), Fraction(7, 5)]
+    exact = sum(Fraction(ex_int[k - i], D ** (k - i)) * _esym(hs_q, i) for i in range(len(hs_q) + 1))
+    assert 0 < exact < Fraction(1, 10**300)
+    ws = [arb(j) / D for j, n in levels for _ in range(n)]
+    E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+    Y = sum((n * (1 + arb(tau) * j / D).log() / arb(tau) for j, n in levels), arb(0))
+    ex = arb(exact.numerator) / exact.denominator
+    for nvars in (8, 4):         # SERIES_VARS, SERIES_VARS_LARGE_K (3 gives ~1e-3 here)
+        v = _Series(E, arb(1), k, [_box_for(ws, k, tau, 0.0, nvars)]).value(Y)
+        assert v.contains(ex), nvars
+        assert v.rad() < 1e-4 * ex, nvars
+
+
+def test_alpha_at_large_k():
+    """The first-order cancelling alpha at k = 200 (200! overflows a double) equals the
+    exact ratio sum e_(k-m) C(m,2) x^(m-2) / m! / sum e_(k-m) m x^(m-1) / m!."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Threshold, _alpha_at
+    k, x = 200, Fraction(9, 10)
+    hs = [Fraction(3, 10), Fraction(7, 5), Fraction(1, 50)]
+    Eq = [_esym(hs, i) for i in range(k + 1)]
+    E = [arb(e.numerator) / e.denominator for e in Eq]
+    th = _Threshold(E, arb(1), k, arb(0), arb(0), arb(0))
+    num = sum(Eq[k - m] * comb(m, 2) * x ** (m - 2) / factorial(m) for m in range(2, k + 1))
+    den = sum(Eq[k - m] * m * x ** (m - 1) / factorial(m) for m in range(1, k + 1))
+    assert _alpha_at(th, k, float(x)) == pytest.approx(float(num / den), rel=1e-9)
+
+
 def test_series_monotone_pieces():
     """The certified monotonicity of F in Y (module doc) holds on a realistic box and the
     check refuses a box where the light part's e_j go negative (p_2 huge against Y^2)."""
@@ -265,6 +307,28 @@ def test_series_monotone_pieces():
     bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5),
                arb(0.6), arb(0.3))
     assert not _monotone_pieces(bad, 0.9, 1.1)
+
+
+def test_series_monotone_one_point_suffices():
+    """The one-point criterion (D_j(ylo) >= 0 for j < k, then D_j >= 0 on [ylo, oo) by
+    dD_j/dY = D_(j-1)): where it certifies, the enclosed D_j are positive on a grid of Y up
+    to 50 ylo; a box with p_2 large against Y^2 fails at Y = 0.9 and passes further out."""
+    import math as _m
+    from flint import arb
+    from exactdp.reductions.kfourier import _Box, _monotone_pieces, _mul
+    k = 12
+    bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5), arb(0.6), arb(0.3))
+    assert not _monotone_pieces(bad, 0.9)
+    ylo = next(y for y in (2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0) if _monotone_pieces(bad, y))
+    polys = bad.all_polys()
+    for f in (1.0, 1.01, 1.3, 2.0, 5.0, 50.0):
+        Y = arb(ylo * f)
+        EY = [Y ** j / _m.factorial(j) for j in range(k + 1)]
+        prods = [_mul(EY, P, k) for P in polys]
+        assert all(bad.enclose([p[j] for p in prods]) > 0 for j in range(k)), (ylo, f)
+    # below the certified point some D_j is negative for a point in the box (p_2 = 0.6, p_3 = 0)
+    pt = _Box(k, arb(0.0), {2: (arb(0.6), arb(0.6)), 3: (arb(0), arb(0))}, arb(0.5), arb(0.6), arb(0))
+    assert not _monotone_pieces(pt, 0.9)
 
 
 @pytest.mark.slow

@@ -43,3 +43,34 @@ def test_leveling_is_refuted_by_the_proof(monkeypatch):
 def test_figure_draws(tmp_path):
     p = figure(ROWS_UP, tmp_path / "k.png")
     assert p.exists() and p.stat().st_size > 10_000
+
+
+def test_certified_q_from_a_guess(monkeypatch):
+    """The guess start (synthetic eta decreasing in q, least q = 0.3617): a certified bracket
+    (violated at q_lo, met at q_hi) of relative width <= rel, from a good and from a bad guess."""
+    from fractions import Fraction
+    from exactdp.apps import kscale
+    from exactdp.core.interval import Interval
+    calls = []
+
+    def fake(k, q, **kw):
+        calls.append(q)
+        v = Fraction(1, 100) * (1 - 40 * (Fraction(q) - Fraction("0.3617")))
+        return Interval(v - Fraction(1, 10**7), v + Fraction(1, 10**7))
+    monkeypatch.setattr(kscale, "eta_k", fake)
+    for guess, most in (("0.3616", 4), ("0.35", 14), ("0.38", 14)):
+        calls.clear()
+        r = kscale.certified_q(32, guess=Fraction(guess))
+        a, b = Fraction(r["q_lo"]), Fraction(r["q_hi"])
+        assert a < Fraction("0.3617") <= b and (b - a) / b <= Fraction(1, 1000), guess
+        assert fake(32, a).lower > Fraction(1, 100) and fake(32, b).upper <= Fraction(1, 100)
+        assert len(calls) <= most + 2, (guess, len(calls))
+
+
+def test_mc_eta_bad_input():
+    import pytest
+    from exactdp.apps.kscale import mc_eta
+    with pytest.raises(ValueError):
+        mc_eta(0, "0.3")
+    with pytest.raises(ValueError):
+        mc_eta(2, "0.6")

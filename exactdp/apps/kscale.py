@@ -22,6 +22,7 @@ import argparse
 import functools
 import json
 import math
+import os
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -30,8 +31,8 @@ from ..core.interval import Interval
 from ..reductions.kfourier import kfourier_eta
 from ..reductions.pairs import canonical_pair, reverse_canonical_pair
 
-__all__ = ["KS", "eta_k", "certified_q", "row", "figure", "main", "load_rows", "kscale_claims",
-           "leveling_claim"]
+__all__ = ["KS", "eta_k", "mc_eta", "estimate_q", "certified_q", "row", "figure", "main", "load_rows",
+           "kscale_claims", "leveling_claim"]
 
 #: the k of 000 §6.1's figure
 KS = (1, 2, 4, 8, 16, 32, 64, 128, 200)
@@ -44,58 +45,196 @@ def eta_k(k: int, q: Fraction, *, N: int = 10**7, L: int = 40, eps=2, tol: float
     return kfourier_eta(P, q, eps=eps, tol=tol)
 
 
+def mc_eta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_000, seed: int = 3,
+           reverse: bool = False) -> float:
+    """A seeded Monte Carlo *estimate* (not certified) of eta: level counts multinomial, the
+    heavy levels' ``(1 + u t)^n`` multiplied out, the light ones by the exact power-sum
+    generating function ``exp(sum (-1)^(i-1) p_i t^i / i)`` (floats, weights scaled to
+    ``u = k c / M``).  Only a starting point for :func:`certified_q`."""
+    import numpy as np
+    from ..model.mechanism import Mechanism
+    q = Fraction(q)
+    if not (isinstance(k, int) and k >= 1 and 0 < q < Fraction(1, 2)):
+        raise ValueError(f"mc_eta needs an integer k >= 1 and q in (0, 1/2), got k={k!r}, q={q}")
+    rng = np.random.default_rng(seed)
+    mech = Mechanism(L, q)
+    pi0 = np.array([float(x) for x in mech.pi0])
+    pi1 = np.array([float(x) for x in mech.pi1])
+    pi0, pi1 = pi0 / pi0.sum(), pi1 / pi1.sum()
+    M = k * N
+    u = k * np.array([float(x) for x in mech.c]) / M           # e_k(w) = e_k(u) / k^k
+    if reverse:
+        cnt = rng.multinomial(k * N, pi0, size=draws)
+    else:
+        cnt = rng.multinomial(k * (N - 1), pi0, size=draws) + rng.multinomial(k, pi1, size=draws)
+    light, terms = u < 0.05, 24
+    ul = u[light]
+    Q = [None] + [(-1) ** (i - 1) * (cnt[:, light] @ ul ** i) / i for i in range(1, terms + 1)]
+    g = np.zeros((draws, k + 1))
+    g[:, 0] = 1.0
+    for j in range(1, k + 1):
+        acc = np.zeros(draws)
+        for i in range(1, min(j, terms) + 1):
+            acc += i * Q[i] * g[:, j - i]
+        g[:, j] = acc / j
+    H = np.zeros((draws, k + 1))
+    H[:, 0] = 1.0
+    for lev in np.nonzero(~light)[0]:
+        n = cnt[:, lev]
+        for t in range(1, min(int(n.max()), 10 * k) + 1):
+            m = n >= t
+            H[m, 1:] = H[m, 1:] + u[lev] * H[m, :-1]
+    ek = np.einsum("dj,dj->d", H, g[:, ::-1])
+    lkappa = k * math.log(M) - (math.lgamma(M + 1) - math.lgamma(k + 1) - math.lgamma(M - k + 1))
+    with np.errstate(divide="ignore"):
+        logR = lkappa - k * math.log(k) + np.log(ek)
+    e = float(eps)
+    return float(np.mean(logR < -e) if reverse else np.mean(logR > e))
+
+
+def estimate_q(k: int, *, target=Fraction(1, 100), N: int = 10**7, L: int = 40, eps=2,
+               draws: int = 100_000, seed: int = 3, q0=Fraction(36, 100), log=None) -> Fraction:
+    """A Monte Carlo *estimate* (not certified) of the least ``q`` with ``eta <= target``: the
+    secant method on ``log eta`` in ``q`` with :func:`mc_eta` (a few evaluations), rounded to
+    ``10^-6``.  Only :func:`certified_q`'s starting point."""
+    lt = math.log(float(target))
+
+    def f(q):
+        v = mc_eta(k, q, N=N, L=L, eps=eps, draws=draws, seed=seed)
+        if log:
+            log(f"k={k} q={float(q):.6f} Monte Carlo eta ~ {v:.5g} ({draws} draws, an estimate)")
+        return math.log(max(v, 1.0 / draws)) - lt
+    x0, x1 = float(q0), float(q0) + 0.004
+    f0, f1 = f(x0), f(x1)
+    pts = [(x0, f0), (x1, f1)]
+    for _ in range(3):
+        if f1 == f0:
+            break
+        x2 = x1 - f1 * (x1 - x0) / (f1 - f0)
+        x2 = min(max(x2, x1 - 0.02), x1 + 0.02, 0.49)
+        x0, f0, x1 = x1, f1, x2
+        f1 = f(x1)
+        pts.append((x1, f1))
+    # the estimates are noisy: the root of the least-squares line through the points near it
+    near = [(x, y) for x, y in pts if abs(y) < 1.2] or pts
+    if len(near) >= 2 and len({x for x, _ in near}) >= 2:
+        mx = sum(x for x, _ in near) / len(near)
+        my = sum(y for _, y in near) / len(near)
+        sxx = sum((x - mx) ** 2 for x, _ in near)
+        b = sum((x - mx) * (y - my) for x, y in near) / sxx
+        if b < 0:
+            x1 = mx - my / b
+    return Fraction(round(x1 * 10**6), 10**6)
+
+
 def certified_q(k: int, *, target=Fraction(1, 100), N: int = 10**7, L: int = 40, eps=2,
                 lo=Fraction(33, 100), hi=Fraction(38, 100), rel=Fraction(1, 1000),
-                tol: float = 1e-7, log=None) -> dict:
+                tol: float = 1e-7, guess=None, log=None) -> dict:
     """Bracket ``[a, b]`` of the least ``q`` with ``eta <= target`` (eta decreasing in q
-    on the bracket): certified met at ``b``, certified violated at ``a``."""
+    on the bracket): certified met at ``b``, certified violated at ``a``.
+
+    With ``guess`` (e.g. :func:`estimate_q`, not certified) the first two points are
+    ``guess (1 -+ 0.4 rel)``; an end on the wrong side moves outward by doubling steps (a
+    met lower end becomes the upper end), so a good guess costs two certified etas."""
     t0 = time.time()
     ev = {}
 
-    def eta(q):
-        iv = eta_k(k, q, N=N, L=L, eps=eps, tol=tol)
+    def eta(q, t=tol):
+        w, c = time.time(), time.process_time()
+        iv = eta_k(k, q, N=N, L=L, eps=eps, tol=t)
         ev[str(q)] = [float(iv.lower), float(iv.upper)]
         if log:
-            log(f"k={k} q={float(q):.6f} eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}]")
+            log(f"k={k} q={float(q):.6f} eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+                f"(tol {t:g}; {time.time() - w:.1f} s wall, {time.process_time() - c:.1f} s CPU, "
+                f"load {os.getloadavg()[0]:.1f}; {time.time() - t0:.0f} s in all)")
         return iv
 
-    va = eta(lo)
-    while not va.lower > target and lo > Fraction(21, 100):
-        lo -= Fraction(3, 100)
+    def side(q):
+        """+1: certified met, -1: certified violated, 0: undecided after one tightening."""
+        v = eta(q)
+        if not (v.upper <= target or v.lower > target):
+            v = eta(q, tol / 30)
+        return (1 if v.upper <= target else -1 if v.lower > target else 0), v
+
+    if guess is not None:
+        g = Fraction(guess)
+        step = Fraction(round(g * Fraction(rel) * Fraction(2, 5) * 10**6), 10**6) or Fraction(1, 10**6)
+        a = b = None
+        va = vb = None
+        lo, hi = g - step, g + step
+        sl, vl = side(lo)
+        if sl == 1:
+            b, vb = lo, vl
+        elif sl == -1:
+            a, va = lo, vl
+        sh, vh = side(hi)
+        if sh == 1 and b is None:
+            b, vb = hi, vh
+        elif sh == -1:
+            a, va = hi, vh
+        j = 1
+        while a is None and j <= 12:
+            lo = (b if b is not None else lo) - step * 2 ** j
+            s_, v_ = side(lo)
+            if s_ == -1:
+                a, va = lo, v_
+            elif s_ == 1:
+                b, vb = lo, v_
+            j += 1
+        j = 1
+        while b is None and j <= 12:
+            hi = (a if a is not None else hi) + step * 2 ** j
+            s_, v_ = side(hi)
+            if s_ == 1:
+                b, vb = hi, v_
+            elif s_ == -1:
+                a, va = hi, v_
+            j += 1
+        if a is None or b is None or not a < b:
+            raise ValueError(f"k={k}: the target is not bracketed near q = {g}")
+    else:
         va = eta(lo)
-    vb = eta(hi)
-    while not vb.upper <= target and hi < Fraction(48, 100):
-        hi += Fraction(3, 100)
+        while not va.lower > target and lo > Fraction(21, 100):
+            lo -= Fraction(3, 100)
+            va = eta(lo)
         vb = eta(hi)
-    if not (va.lower > target and vb.upper <= target):
-        raise ValueError(f"k={k}: the target is not bracketed by q in [{lo}, {hi}]")
-    a, b = lo, hi
+        while not vb.upper <= target and hi < Fraction(48, 100):
+            hi += Fraction(3, 100)
+            vb = eta(hi)
+        if not (va.lower > target and vb.upper <= target):
+            raise ValueError(f"k={k}: the target is not bracketed by q in [{lo}, {hi}]")
+        a, b = lo, hi
     while (b - a) / b > rel:
         m = Fraction(round((a + b) / 2 * 10**6), 10**6)
         if m in (a, b):
             break
-        v = eta(m)
-        if v.upper <= target:
+        s_, v = side(m)
+        if s_ == 1:
             b, vb = m, v
-        elif v.lower > target:
+        elif s_ == -1:
             a = m
-        else:                                  # undecided: tighten once, else stop here
-            v = eta_k(k, m, N=N, L=L, eps=eps, tol=tol / 30)
-            if v.upper <= target:
-                b, vb = m, v
-            elif v.lower > target:
-                a = m
-            else:
-                break
+        else:
+            break
     return {"k": k, "q_lo": str(a), "q_hi": str(b), "eta_at_q_hi": [float(vb.lower), float(vb.upper)],
             "evaluations": ev, "seconds": time.time() - t0}
 
 
-def row(k: int, **kw) -> dict:
-    """One figure row: the certified bracket, (6.3)'s q and sigma(d_hat) at both."""
+def row(k: int, *, reverse: bool = False, **kw) -> dict:
+    """One figure row: the certified bracket, (6.3)'s q and sigma(d_hat) at both; with
+    ``reverse`` also 003's direction at the bracket's upper end (``reverse_eta_at_q_hi``)."""
     from .heuristics import kr_q, sigma_dhat
     r = certified_q(k, **kw)
     qh = Fraction(r["q_hi"])
+    if reverse:
+        t0 = time.time()
+        c0 = time.process_time()
+        iv = eta_k(k, qh, tol=kw.get("tol", 1e-7), reverse=True)
+        r["reverse_eta_at_q_hi"] = [float(iv.lower), float(iv.upper)]
+        r["reverse_seconds"] = time.time() - t0
+        if kw.get("log"):
+            kw["log"](f"k={k} q={float(qh):.6f} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+                      f"({time.time() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU, "
+                      f"load {os.getloadavg()[0]:.1f})")
     r["sigma_dhat_certified_q"] = float(sigma_dhat(1, qh, k).mid)
     q63 = kr_q(10**7, 40, "e^2", k, digits=8).interval
     r["q_6_3"] = float(q63.mid)
@@ -159,14 +298,29 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="kscale_rows.json")
     ap.add_argument("--figure", default=None)
     ap.add_argument("--tol", type=float, default=1e-7)
+    ap.add_argument("--guess", default="none",
+                    help="start the bracket at a Monte Carlo estimate of the least q ('mc'), or at a "
+                         "given q (e.g. 0.3603; the same for every k), instead of [0.33, 0.38]; the "
+                         "bracket is certified either way")
+    ap.add_argument("--reverse", action="store_true", help="also 003's direction at the bracket's upper end")
     args = ap.parse_args(argv)
+    if args.guess not in ("none", "mc"):
+        try:
+            g = Fraction(args.guess)
+        except (ValueError, ZeroDivisionError):
+            g = None
+        if g is None or not 0 < g < Fraction(1, 2):
+            ap.error(f"--guess must be 'none', 'mc' or a q in (0, 1/2), got {args.guess!r}")
     out = Path(args.out)
     rows = json.loads(out.read_text()) if out.exists() else []
     done = {r["k"] for r in rows}
     for k in args.k:
         if k in done:
             continue
-        rows.append(row(k, tol=args.tol, log=lambda s: print(s, flush=True)))
+        say = lambda s: print(s, flush=True)                          # noqa: E731
+        guess = (estimate_q(k, log=say) if args.guess == "mc" else None if args.guess == "none"
+                 else Fraction(args.guess))
+        rows.append(row(k, tol=args.tol, guess=guess, reverse=args.reverse, log=say))
         out.write_text(json.dumps(rows, indent=1))
         print(json.dumps(rows[-1]), flush=True)
     if args.figure:

@@ -136,9 +136,10 @@ the box's centre ``pbar``:
 ``g_j = (1/j) sum_i i q_i g_(j-i)``; all arb).  The ``p_2`` range is cut into ``SERIES_SPLIT``
 sub-boxes, on each of which ``p_3 <= w_max p_2 <= w_max (its top)``; the enclosure is the
 union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j = [t^j] e^(tY) G(t)``,
-and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) is certified in arb (same Taylor form) over
-``Y in [Ymin, Ymax]`` (pieces of relative width ``1 / (4k)``) and a box 25 % wider, once per
-region (every light law inside it reuses the check).  So on the event ``F`` is nondecreasing
+and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) for every ``Y >= Ymin`` follows from
+``D_j(Ymin') >= 0`` at one point ``Ymin' <= Ymin`` (``dD_j/dY = D_(j-1)``, ``D_0 = 1``: induction
+on ``j``), certified in arb (same Taylor form) over a box 25 % wider, once per region (every
+light law inside it reuses the check).  So on the event ``F`` is nondecreasing
 in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
 bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
 *The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
@@ -225,6 +226,13 @@ ENCLOSURE = "series"
 #: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
 #: ones enter as intervals directly
 SERIES_VARS = 8
+
+#: from this k on only ``p_2 .. p_SERIES_VARS_LARGE_K`` are Taylor variables: at L = 40,
+#: N = 10^7 the higher power sums' balls move R by ~1e-6 relative at k = 200 (``p_5 <=
+#: w_max^2 p_3``, ``w_max ~ 1.6e-4``), and the enclosure's cost is ~ (number of variables)^2
+#: polynomials of degree k per box
+SERIES_VARS_FROM_K = 64
+SERIES_VARS_LARGE_K = 4
 
 #: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
 #: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
@@ -385,6 +393,11 @@ def _ball(r) -> arb:
     return arb(0, _hi(r if isinstance(r, arb) else arb(r)))
 
 
+def _aball(r: arb) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb, its upper end taken; no float conversion)."""
+    return arb(0, r.upper())
+
+
 class _Box:
     """The power-sum box of one light law for the series enclosure (module doc): Taylor
     variables ``p_i``, ``i = 2 .. I``, in ``[lo_i, hi_i]``; ``p_i`` for ``I < i`` bounded by
@@ -407,9 +420,12 @@ class _Box:
         I = max(self.vars) if self.vars else 1
         fixed = [arb(0)] * n
         for i in range(I + 1, n):
-            ub = arb(min(_hi(P3hi * wmax ** (i - 3)), _hi(P2hi * wmax ** (i - 2))))
-            fixed[i] += _ball(ub / i)
-            fixed[1] += _ball(tau ** (i - 1) * ub / i)
+            # in arb (no float): w_max^i underflows a double at large k, and a float floor
+            # times tau^(i-1) would swamp the series
+            u3, u2 = P3hi * wmax ** (i - 3), P2hi * wmax ** (i - 2)
+            ub = arb((u3 if u3.upper() < u2.upper() else u2).upper())
+            fixed[i] += _aball(ub / i)
+            fixed[1] += _aball(tau ** (i - 1) * ub / i)
         # i > k: t terms only, sum_(i > k) p_i tau^(i-1) / i <= (geometric bound)
         if n > 1 and tau > 0:
             tw = tau * wmax
@@ -419,7 +435,7 @@ class _Box:
             T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
             if not self.vars and n <= 2:
                 T += P2hi * tau / 2
-            fixed[1] += _ball(T)
+            fixed[1] += _aball(T)
         self.d = {}
         for i in self.vars:
             s = arb(-1) ** (i - 1) / i
@@ -494,10 +510,26 @@ class _Box:
         e = arb(0)
         for (c, _), v in zip(self.pairs, vals[1 + nv:]):
             e += c * v.abs_upper()
-        return tot + _ball(e)
+        return tot + _aball(e)          # no float: the values are ~ Y^j / j!, below 1e-300 at large k
 
     def all_polys(self):
         return self.polys + [p for _, p in self.pairs]
+
+    def all_arb_polys(self):
+        """:meth:`all_polys` as ``arb_poly`` (converted once per box, reused by every leaf)."""
+        if not hasattr(self, "_arb_polys"):
+            self._arb_polys = [arb_poly(P) for P in self.all_polys()]
+        return self._arb_polys
+
+
+_FACT = {}
+
+
+def _fact(k):
+    """``[0!, 1!, ..., k!]`` as arbs (exact), cached."""
+    if k not in _FACT:
+        _FACT[k] = [arb(math.factorial(j)) for j in range(k + 1)]
+    return _FACT[k]
 
 
 class _Series:
@@ -506,13 +538,16 @@ class _Series:
 
     def __init__(self, E, kappa, k, boxes):
         self.E, self.kappa, self.k = E, kappa, k
-        fact = [arb(math.factorial(j)) for j in range(k + 1)]
+        fact = _fact(k)
+        EP = arb_poly(E)
+        zero = arb(0)
         self.parts = []
         for box in boxes:
             ypolys = []
-            for P in box.all_polys():
-                B = _mul(E, P, k + 1)
-                ypolys.append(arb_poly([B[k - j] / fact[j] for j in range(k + 1)]))
+            for P in box.all_arb_polys():
+                B = (EP * P).coeffs()
+                nb = len(B)
+                ypolys.append(arb_poly([B[k - j] / fact[j] if k - j < nb else zero for j in range(k + 1)]))
             self.parts.append((box, ypolys))
         self.main = self.parts[len(self.parts) // 2][1][0]
         self.dmain = self.main.derivative()
@@ -552,36 +587,25 @@ class _Series:
 _STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 
 
-def _monotone_pieces(box: _Box, ylo: float, yhi: float) -> bool:
-    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y`` in ``[ylo, yhi]`` and
-    ``p`` in the box (pieces of relative width ``<= 1/(4k)``, bisected where undecided);
-    then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for every heavy configuration."""
+def _monotone_pieces(box: _Box, ylo: float, yhi: float = math.inf) -> bool:
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y >= ylo`` (``yhi`` is
+    not needed) and ``p`` in the box; then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for
+    every heavy configuration.
+
+    One point suffices: ``dD_j/dY = D_(j-1)`` and ``D_0 = G_p(0) = 1``, so by induction on ``j``
+    ``D_j(ylo, p) >= 0`` for every ``j < k`` makes each ``D_j`` nondecreasing, hence ``>= 0``,
+    on ``[ylo, oo)``.  The values at the point ``Y = ylo`` are enclosed over the box by its
+    Taylor form (:meth:`_Box.enclose`)."""
     k = box.k
     if k < 2:
         return True
     polys = box.all_polys()
-    fact = [arb(math.factorial(j)) for j in range(k + 1)]
-
-    def ok(a, b, depth):
-        Y = arb((a + b) / 2, (b - a) / 2 * (1 + 1e-9))
-        EY = [Y ** j / fact[j] for j in range(k + 1)]
-        prods = [_mul(EY, P, k) for P in polys]
-        for j in range(k):
-            if not box.enclose([p[j] for p in prods]) > 0:
-                if depth >= 8:
-                    return False
-                c = (a + b) / 2
-                return ok(a, c, depth + 1) and ok(c, b, depth + 1)
-        return True
-    n = max(1, math.ceil(math.log(yhi / ylo) * 4 * k))
-    r = (yhi / ylo) ** (1 / n)
-    a = ylo
-    for _ in range(n):
-        b = min(a * r, yhi) if _ < n - 1 else yhi
-        if not ok(a, b, 0):
-            return False
-        a = b
-    return True
+    Y = arb(ylo)
+    EY = [arb(1)]
+    for j in range(1, k + 1):
+        EY.append(EY[-1] * Y / j)
+    prods = [_mul(EY, P, k) for P in polys]
+    return all(box.enclose([p[j] for p in prods]) > 0 for j in range(k))
 
 
 class _Run:
@@ -741,13 +765,24 @@ class _Run:
         return self.laws[key]
 
     def _series_box(self, law, facs, P2lo, P2hi):
-        """``(box, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
-        box (p_3 by its own Chernoff levels) and the range of ``Y`` (module doc)."""
+        """``(boxes, Ymin, Ymax, fail)`` of the series enclosure for one light law: the power-sum
+        boxes (p_3 by its own Chernoff levels; ``boxes()`` builds them on first use) and the
+        range of ``Y`` (module doc)."""
         k = self.k
         n, m = facs[0][1], (facs[1][1] if len(facs) > 1 else 0)
         P3lo, P3hi, g3 = self.p3_levels(n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
+        tau, built = self.tau, []
+
+        def boxes():
+            # built on first use (a leaf), not for the decisions, which need only the levels
+            if not built:
+                built.append(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi))
+            return built[0]
+        return boxes, ymin, ymax, g3 + f0 + f1
+
+    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi):
         boxes = []
         S = SERIES_SPLIT if k >= 3 else 1
         cuts = [P2lo + (P2hi - P2lo) * j / S for j in range(S)] + [P2hi]
@@ -758,15 +793,16 @@ class _Run:
             if k >= 3 and p3hi < P3lo:
                 continue                 # empty: p_3 >= P3lo > w_max p_2
             iv = {}
-            for i in range(2, SERIES_VARS + 1 if k >= 2 else 2):
+            nvars = SERIES_VARS if k < SERIES_VARS_FROM_K else min(SERIES_VARS, SERIES_VARS_LARGE_K)
+            for i in range(2, nvars + 1 if k >= 2 else 2):
                 if i == 2:
                     iv[i] = (a, b)
                 elif i == 3:
                     iv[i] = (P3lo, p3hi)
                 else:
                     iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
-            boxes.append(_Box(k, self.tau, iv, self.wmax, b, p3hi))
-        return boxes, ymin, ymax, g3 + f0 + f1
+            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi))
+        return boxes
 
     def _y_level(self, law, sign):
         """A level of the light statistic beyond which the mass is at most ``tol_f``."""
@@ -789,7 +825,7 @@ class _Run:
             if ylo <= ymin and ymax <= yhi and rb.contains(box):
                 return
         span = ymax - ymin
-        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), ymax + 0.1 * span
+        ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), math.inf    # certified for every Y >= ylo
         rb = box.enlarged(0.25)
 
         def check(b, depth):
@@ -1012,6 +1048,7 @@ class _Run:
 
     def series_bin_leaf(self, n, m, E, P):
         law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
+        boxes = boxes()
         for box in boxes:
             self.ensure_monotone(box, ymin, ymax)
         th = _Series(E, self.kappa, self.k, boxes)
@@ -1230,11 +1267,22 @@ class _Run:
 
 def _alpha_at(th, k, x):
     """``alpha = -(dR/dp_2) / (dR/dx)`` of the main term at ``x`` (floats), or None."""
-    num = den = 0.0
+    # in logs: e_(k-m)(H) x^m / m! over- or underflows a float at large k (200! > 1e308)
+    if not x > 0:
+        return None
+    lx, logs = math.log(x), []
     for m in th.nz:
-        e = float(th.E[k - m]) / math.factorial(m)
-        num += e * comb(m, 2) * x ** max(m - 2, 0)
-        den += e * m * x ** max(m - 1, 0)
+        e = th.E[k - m]
+        if m >= 1 and e > 0:
+            logs.append((m, float(e.log()) + m * lx - math.lgamma(m + 1)))
+    if not logs:
+        return None
+    top = max(v for _, v in logs)
+    num = den = 0.0
+    for m, v in logs:
+        t = math.exp(v - top)
+        num += t * comb(m, 2) / (x * x)
+        den += t * m / x
     return num / den if den > 0 else None
 
 
