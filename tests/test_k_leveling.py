@@ -61,3 +61,11 @@ def test_below_the_certified_eta(N, L, k, q):
     for bound in (K.ratio_eta_lower(k, qq, N, L, Fraction(2)), K.level_sum_eta_lower(k, qq, N, L, Fraction(2))):
         assert bound <= lo
     assert K.ratio_eta_lower(k, qq, N, L, Fraction(2)) > Fraction(1, 10)   # the comparison is not vacuous
+
+
+def test_readme_quotes_the_proved_thresholds():
+    from pathlib import Path
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    nums = K.numbers()
+    assert f"q = 0.36 for every k ≥ {nums['K_ratio']['9/25']:,}" in text
+    assert f"every q ≤ 0.45 once k ≥ {nums['k0']['9/20']:,}" in text

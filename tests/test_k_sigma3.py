@@ -43,3 +43,18 @@ def test_three_sigma_rule_at_deployment_scale():
         y = kr_q(10**7, 40, "e^2", k, digits=6).interval
         assert x.lower > prev.upper and y.upper < x.lower
         prev = x
+
+
+def test_readme_quotes():
+    """The README's §6.1 numbers: the exact-moment 3 sigma q at k = 1, 16, 200 (4 decimals) and
+    (6.3)'s flat 0.3300 at k = 128, 200."""
+    from pathlib import Path
+    text = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text().split())
+    for k, printed in ((1, "0.3509"), (16, "0.3614"), (200, "0.3714")):
+        iv = k_sigma3_q(10**7, 40, "e^2", k, digits=6).interval
+        assert round(float(iv.lower), 4) == round(float(iv.upper), 4) == float(printed)
+        assert f"{printed} at k = {k}" in text
+    for k in (128, 200):
+        iv = kr_q(10**7, 40, "e^2", k, digits=6).interval
+        assert round(float(iv.lower), 4) == round(float(iv.upper), 4) == 0.33
+    assert "flattens at 0.3300 for k = 128, 200" in text

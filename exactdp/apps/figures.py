@@ -689,7 +689,8 @@ def _fig_kscale(outdir: Path) -> tuple[list, dict]:
     ks = sorted(r["k"] for r in rows)
     cap = ("000 §6.1 recomputed: certified least q with eta <= 1 % against k (L = 40, N = 10^7, "
            f"lambda = e^2; certified for k = {ks}, the other k not computed), next to the paper's "
-           "(6.3) heuristic curve; right: sigma(d_hat)/sqrt(N) (003 (1.4)) and the precision gain.")
+           "(6.3) heuristic curve and the 3 sigma rule with the exact moments of R(S^k); right: "
+           "sigma(d_hat)/sqrt(N) (003 (1.4)) and the precision gain.")
     p = kscale_figure(rows, outdir / "k_randomization_certified_q_vs_k.png", caption=cap)
     return [p], {p.name: {"caption": cap, "rows": [{"k": r["k"], "q": [r["q_lo"], r["q_hi"]]}
                                                     for r in sorted(rows, key=lambda r: r["k"])]}}
