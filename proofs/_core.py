@@ -358,3 +358,19 @@ def hockey(P, Q, lam) -> Fraction:
     """The hockey-stick divergence sum_k (P(k) - lam Q(k))+ of two finite laws (dicts)."""
     return sum((max(Fraction(0), P.get(k, 0) - lam * Q.get(k, 0)) for k in set(P) | set(Q)),
                Fraction(0))
+
+
+def shuffled_law(xs, q, L) -> dict:
+    """Exact law of the multiset of reports of the users ``xs`` (tuples of ``L`` bits), keyed by
+    the sorted tuple of reports (the histogram the server sees, 000 §1.3)."""
+    import itertools
+    from collections import defaultdict
+    ys = list(itertools.product((0, 1), repeat=L))
+    law = {(): Fraction(1)}
+    for x in xs:
+        nxt = defaultdict(Fraction)
+        for hist, pr in law.items():
+            for y in ys:
+                nxt[tuple(sorted(hist + (y,)))] += pr * report_prob(x, y, q)
+        law = nxt
+    return law

@@ -43,10 +43,8 @@ Run: ``python proofs/k_leveling.py``.
 
 from __future__ import annotations
 
-import itertools
 import math
 import sys
-from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
 
@@ -55,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sympy as sp  # noqa: E402
 
 import _core as C  # noqa: E402
-from _core import report_prob  # noqa: E402
+from _core import shuffled_law  # noqa: E402
 
 TOPIC = "k_leveling"
 SRC = C.P000
@@ -134,20 +132,8 @@ def least_k_ratio(q: Fraction, N: int, d: int, lam: Fraction, target: Fraction =
 def kcopy_laws(N: int, L: int, k: int, q: Fraction):
     """Exact laws P0 (z^N) and P1 (z^(N-1) + w), z = 0^L, w = 1^L, of the histogram of the
     kN reports (each user's vector repeated k times), keyed by sorted report tuples."""
-    ys = list(itertools.product((0, 1), repeat=L))
     z, w = (0,) * L, (1,) * L
-
-    def law(xs):
-        out = {(): Fraction(1)}
-        for x in xs:
-            nxt = defaultdict(Fraction)
-            for hist, pr in out.items():
-                for y in ys:
-                    nxt[tuple(sorted(hist + (y,)))] += pr * report_prob(x, y, q)
-            out = nxt
-        return out
-
-    return law([z] * (k * N)), law([z] * (k * (N - 1)) + [w] * k)
+    return shuffled_law([z] * (k * N), q, L), shuffled_law([z] * (k * (N - 1)) + [w] * k, q, L)
 
 
 def tiny_check(N: int, L: int, k: int, q: Fraction, lam: Fraction, *,

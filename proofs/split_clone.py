@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sympy as sp  # noqa: E402
 
 import _core as C  # noqa: E402
-from _core import hockey, report_prob  # noqa: E402
+from _core import hockey, report_prob, shuffled_law  # noqa: E402
 
 TOPIC = "split_clone"
 SRC = C.P000
@@ -46,19 +46,6 @@ MOD = "exactdp/apps/split_clone.py"
 
 
 # --------------------------------------------------------------- exact oracles
-def shuffled_law(xs, q, L):
-    """Exact law of the multiset of reports of the users ``xs`` (tuples of bits)."""
-    ys = list(itertools.product((0, 1), repeat=L))
-    law = {(): Fraction(1)}
-    for x in xs:
-        nxt = defaultdict(Fraction)
-        for hist, pr in law.items():
-            for y in ys:
-                nxt[tuple(sorted(hist + (y,)))] += pr * report_prob(x, y, q)
-        law = nxt
-    return law
-
-
 def worst_pair(n, L, q, lam, h):
     """max over other users and both orders of D_lam for x1 = 0^L, x1' = 1^h 0^(L-h)."""
     ys = list(itertools.product((0, 1), repeat=L))
