@@ -728,7 +728,7 @@ class _Run:
             facs = [(self.pl0, n)] + ([(self.pl1, m)] if m else [])
             law = LightLaw(self.wy, facs, self.prec)
             if self.series:
-                P2lo, P2hi, f2 = self.p2_levels(n, m, facs)
+                P2lo, P2hi, f2 = self.power_levels(2, n, m, facs)
                 sb = self._series_box(law, facs, P2lo, P2hi)
                 self.laws[key] = (law, P2lo, P2hi, sb, f2 + sb[3])
                 return self.laws[key]
@@ -745,23 +745,15 @@ class _Run:
             self.laws[key] = (law, P2lo, P2hi, xstar, fail)
         return self.laws[key]
 
-    def p2_levels(self, n, m, facs):
-        """Chernoff levels of ``p_2`` (the same for every bin), ``(P2lo, P2hi, fail)``."""
-        key = ("p2", n, m)
+    def power_levels(self, i: int, n, m, facs):
+        """Chernoff levels of the light power sum ``p_i`` (``i`` = 2 or 3; the same for every
+        bin), ``(lo, hi, fail)``."""
+        key = (f"p{i}", n, m)
         if key not in self.laws:
-            law2 = LightLaw(self.w2, facs, self.prec)
-            P2hi, f_hi = self._chernoff_level(law2, +1)
-            P2lo, f_lo = self._chernoff_level(law2, -1)
-            self.laws[key] = (P2lo, P2hi, f_hi + f_lo)
-        return self.laws[key]
-
-    def p3_levels(self, n, m, facs):
-        key = ("p3", n, m)
-        if key not in self.laws:
-            law3 = LightLaw(self.w3, facs, self.prec)
-            P3hi, g_hi = self._chernoff_level(law3, +1)
-            P3lo, g_lo = self._chernoff_level(law3, -1)
-            self.laws[key] = (P3lo, P3hi, g_hi + g_lo)
+            law = LightLaw({2: self.w2, 3: self.w3}[i], facs, self.prec)
+            hi, f_hi = self._chernoff_level(law, +1)
+            lo, f_lo = self._chernoff_level(law, -1)
+            self.laws[key] = (lo, hi, f_hi + f_lo)
         return self.laws[key]
 
     def _series_box(self, law, facs, P2lo, P2hi):
@@ -770,7 +762,7 @@ class _Run:
         range of ``Y`` (module doc)."""
         k = self.k
         n, m = facs[0][1], (facs[1][1] if len(facs) > 1 else 0)
-        P3lo, P3hi, g3 = self.p3_levels(n, m, facs)
+        P3lo, P3hi, g3 = self.power_levels(3, n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
         tau, built = self.tau, []
