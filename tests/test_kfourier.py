@@ -110,14 +110,20 @@ def _simulate_R(N, L, k, q, forward, n, seed):
 def test_monte_carlo_agrees(fwd):
     """A seeded Monte Carlo of R (2 * 10^5 users, L = 12, k = 2) falls within 5
     standard errors of the enclosure."""
-    N, L, k, q, lam = 200_000, 12, 2, Fraction(3, 10), Fraction(6, 5)
+    _agrees_with_monte_carlo(fwd, k=2, draws=3000, seed=20261125 + fwd, width=0.01)
+
+
+def _agrees_with_monte_carlo(fwd, *, k, draws, seed, width):
+    """kfourier's enclosure at N = 2 * 10^5, L = 12, q = 3/10, lam = 6/5 against a seeded
+    Monte Carlo of R: within 5 standard errors, and narrower than ``width``."""
+    N, L, q, lam = 200_000, 12, Fraction(3, 10), Fraction(6, 5)
     P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
     iv = kfourier_eta(P, q, lam, tol=1e-5)
-    R = _simulate_R(N, L, k, q, fwd, 3000, seed=20261125 + fwd)
+    R = _simulate_R(N, L, k, q, fwd, draws, seed=seed)
     hit = np.mean(R > float(lam)) if fwd else np.mean(R < 1 / float(lam))
     se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
     assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
-    assert float(iv.width) < 0.01
+    assert float(iv.width) < width
 
 
 def test_auto_prefers_it_at_scale():
@@ -347,14 +353,7 @@ def test_series_overlaps_bonferroni(monkeypatch):
 @pytest.mark.parametrize("fwd", [True, False])
 def test_series_monte_carlo_k8(fwd):
     """k = 8 (series enclosure, tau bins): a seeded Monte Carlo of R within 5 standard errors."""
-    N, L, k, q, lam = 200_000, 12, 8, Fraction(3, 10), Fraction(6, 5)
-    P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
-    iv = kfourier_eta(P, q, lam, tol=1e-5)
-    R = _simulate_R(N, L, k, q, fwd, 2000, seed=20261126 + fwd)
-    hit = np.mean(R > float(lam)) if fwd else np.mean(R < 1 / float(lam))
-    se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
-    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
-    assert float(iv.width) < 0.02
+    _agrees_with_monte_carlo(fwd, k=8, draws=2000, seed=20261126 + fwd, width=0.02)
 
 
 @pytest.mark.slow

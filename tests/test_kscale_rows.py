@@ -45,3 +45,13 @@ def test_k2_row_decisions_recomputed():
     r = {r["k"]: r for r in load_rows()}[2]
     assert eta_k(2, Fraction(r["q_hi"])).upper <= TARGET
     assert eta_k(2, Fraction(r["q_lo"])).lower > TARGET
+
+
+def test_readme_quotes_the_reverse_rows():
+    """003's reverse direction at q_hi, quoted as upper bounds in the README."""
+    text = " ".join(README.read_text().split())
+    rows = {r["k"]: r for r in load_rows()}
+    for k, printed in ((32, "3.6e-9"), (64, "7.9e-7")):
+        up = rows[k]["reverse_eta_at_q_hi"][1]
+        assert up <= float(printed) < 1.1 * up
+        assert f"η ≤ {printed} at k = {k}" in text or f"≤ {printed} at k = {k}" in text
