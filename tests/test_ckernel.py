@@ -149,6 +149,28 @@ def test_one_side_is_the_same_walk(N, L, q, lam):
             assert getattr(p_only, k).upper() >= getattr(both, k).upper()
 
 
+@pytest.mark.parametrize("N,L,q,lam", [(300, 4, "0.22", 2), (60, 2, "1/7", "3/2")])
+def test_every_cell_layout_gives_the_same_sums(N, L, q, lam):
+    """A row's cell holds only the arrays its walk reads (``row_layout`` in _ckernel.c: 5
+    values for both sides with excesses, 3 for one side or for both sides' probabilities, 2
+    for one side's probabilities): the probabilities of every layout equal those of the
+    5-value layout bit for bit (a wrong offset or stride reads another array)."""
+    m = Mechanism(L, q)
+    tau = Fraction(lam) * N * m.scale + Fraction(1, 3)
+    args = (m, N, tau.numerator, tau.denominator, True)
+    kw = dict(tol=Fraction(1, 10**25), prec=128)
+    ref = ckernel.compiled_tail_sums(*args, **kw)
+    for side in (None, "above", "below"):
+        for excess in (True, False):
+            r = ckernel.compiled_tail_sums(*args, side=side, excess=excess, **kw)
+            assert (r["nodes"], r["leaves"]) == (ref["nodes"], ref["leaves"])
+            for k in ("up_P", "lo_P", "eq_P", "drop_P") + (("up_X", "lo_X") if excess else ()):
+                if r[k] is not None:
+                    assert r[k] == ref[k], (side, excess, k)
+            assert (side in (None, "above")) == (r["up_P"] is not None)
+            assert (side in (None, "below")) == (r["lo_P"] is not None)
+
+
 @pytest.mark.parametrize("n,L,q,frac,tol", [(37, 2, "5/37", Fraction(1, 8), Fraction(1, 10**8)),
                                             (37, 2, "5/37", Fraction(1, 4), Fraction(1, 10**14)),
                                             (30, 3, "1/6", Fraction(1, 8), Fraction(1, 10**8)),

@@ -433,17 +433,23 @@ typedef struct {
     i64 amode, acnt; uf apm;                /* anchor: pmf at the mode, rounded down, its count */
     u64 used;                               /* last use (LRU clock) */
     i64 wexp;                               /* built for users of mass <= 2^wexp (SIDE_MASSCUT) */
+    int st, osuf, osuf2, opre, opre2;       /* the cell layout (rows_ctx.st ..): see PMF .. PRE2 */
 } row_t;
 
-/* A row's five arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells
- * of five values and shifted so that cell i + 2 holds what a leaf with ka = k needs
- * (suf[i], suf2[i + 1], pre[i - 1], pre2[i - 2], pmf[i - 1]): one cache line or two per
- * leaf instead of five (leaf_children); n + 4 cells. */
-#define PMF(r, i)  ((r)->cells + 5 * ((i) + 3) + 0)
-#define SUF(r, i)  ((r)->cells + 5 * ((i) + 2) + 1)
-#define SUF2(r, i) ((r)->cells + 5 * ((i) + 1) + 2)
-#define PRE(r, i)  ((r)->cells + 5 * ((i) + 3) + 3)
-#define PRE2(r, i) ((r)->cells + 5 * ((i) + 4) + 4)
+/* A row's arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells and
+ * shifted so that cell i + 2 holds what a leaf with ka = k needs (suf[i], suf2[i + 1],
+ * pre[i - 1], pre2[i - 2], pmf[i - 1]): one cache line or two per leaf instead of five
+ * (leaf_children); n + 4 cells.  A cell holds only the arrays the walk reads (row_layout):
+ * pmf always, suf (suf2) when it sums above tau (with excesses), pre (pre2) below -- 3
+ * values for one side with excesses (the certified forward and reverse delta, forward eta),
+ * 2 for probabilities only (reverse eta), 5 for both sides: 60 bytes a cell instead of 100
+ * for the one-sided queries.  The offset of an array the walk does not read is -1 (never
+ * read nor written). */
+#define PMF(r, i)  ((r)->cells + (r)->st * ((i) + 3))
+#define SUF(r, i)  ((r)->cells + (r)->st * ((i) + 2) + (r)->osuf)
+#define SUF2(r, i) ((r)->cells + (r)->st * ((i) + 1) + (r)->osuf2)
+#define PRE(r, i)  ((r)->cells + (r)->st * ((i) + 3) + (r)->opre)
+#define PRE2(r, i) ((r)->cells + (r)->st * ((i) + 4) + (r)->opre2)
 
 typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
@@ -472,7 +478,18 @@ typedef struct {
     u64 clock;
     int err;            /* 0 ok, 1 memory, 2 precision (count overflow) */
     int sides;          /* the sums the walk asks of its rows: SIDE_UP (SUF, SUF2), SIDE_LO (PRE, PRE2) */
+    int st, osuf, osuf2, opre, opre2;   /* the cell layout of its rows (row_layout) */
 } rows_ctx;
+
+/* The cell layout for the sums the walk reads (see PMF .. PRE2): pmf at offset 0, then suf,
+ * suf2 (above tau; suf2 with excesses only), then pre, pre2 (below). */
+static void row_layout(rows_ctx *c) {
+    int second = !(c->sides & SIDE_NOX), k = 1;
+    c->osuf = c->osuf2 = c->opre = c->opre2 = -1;
+    if (c->sides & SIDE_UP) { c->osuf = k++; if (second) c->osuf2 = k++; }
+    if (c->sides & SIDE_LO) { c->opre = k++; if (second) c->opre2 = k++; }
+    c->st = k;
+}
 
 /* Row cells come from one arena reserved for the walk (mmap, transparent huge pages where
  * the kernel offers them: a few page faults instead of one per 4 KiB), else malloc; the
@@ -591,12 +608,16 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
         vcut.e -= wexp;
     } else wexp = 0;
     row->wexp = wexp;
+    row->st = c->st; row->osuf = c->osuf; row->osuf2 = c->osuf2; row->opre = c->opre; row->opre2 = c->opre2;
     if (m == 0) {
         row->ka = row->kb = 0; row->n = 1;
-        row->cells = row_cells(c, 5 * 5);
+        row->cells = row_cells(c, (size_t)row->st * 5);
         if (!row->cells) { free(row); c->err = 1; return NULL; }
-        ufc_set(PMF(row, 0), UF1); ufc_set(SUF(row, 0), UF1); ufc_set(SUF2(row, 0), UF1);
-        ufc_set(PRE(row, 0), UF1); ufc_set(PRE2(row, 0), UF1);
+        ufc_set(PMF(row, 0), UF1);
+        if (row->osuf >= 0) ufc_set(SUF(row, 0), UF1);
+        if (row->osuf2 >= 0) ufc_set(SUF2(row, 0), UF1);
+        if (row->opre >= 0) ufc_set(PRE(row, 0), UF1);
+        if (row->opre2 >= 0) ufc_set(PRE2(row, 0), UF1);
         row->F = UF1; row->tl = row->tr = row->tl2 = row->tr2 = UF0;
         return row;
     }
@@ -673,38 +694,72 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
     if (cc > cmax) cmax = cc;
     i64 n = kb - ka + 1;
     row->ka = ka; row->kb = kb; row->n = n;
-    row->cells = row_cells(c, (size_t)5 * (size_t)(n + 4));
+    row->cells = row_cells(c, (size_t)row->st * (size_t)(n + 4));
     if (!row->cells) { free(row); c->err = 1; return NULL; }
     uf a = UF0, a2 = UF0;
     int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
-    /* the pmf cells are stored by the first of the sum loops (both read buf) */
-    if ((c->sides & SIDE_UP) && second)         /* the suffix sums (above tau) */
-        for (i64 i = n - 1; i >= 0; i--) {
+    /* the pmf cells are stored by the first of the sum loops (both read buf); the layout in
+       locals (the stores through ufc * could alias the row's fields) */
+    ufc *const cl = row->cells;
+    const i64 st = row->st, osuf = row->osuf, osuf2 = row->osuf2, opre = row->opre, opre2 = row->opre2;
+#define CPMF(i)  (cl + st * ((i) + 3))
+#define CSUF(i)  (cl + st * ((i) + 2) + osuf)
+#define CSUF2(i) (cl + st * ((i) + 1) + osuf2)
+#define CPRE(i)  (cl + st * ((i) + 3) + opre)
+#define CPRE2(i) (cl + st * ((i) + 4) + opre2)
+    /* running pointers (one stride a step) */
+    if ((c->sides & SIDE_UP) && second && st == 3) {     /* one side: suf = pmf - 2, suf2 = pmf - 4 */
+        ufc *q0 = CPMF(n - 1);
+        for (i64 i = n - 1; i >= 0; i--, q0 -= 3) {
             uf v = buf[ka + i];
             a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
-            ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a); ufc_set(SUF2(row, i), a2);
+            ufc_set(q0, v); ufc_set(q0 - 2, a); ufc_set(q0 - 4, a2);
         }
-    else if (c->sides & SIDE_UP)
-        for (i64 i = n - 1; i >= 0; i--) {
+    } else if ((c->sides & SIDE_UP) && second) {       /* the suffix sums (above tau) */
+        ufc *q0 = CPMF(n - 1), *q1 = CSUF(n - 1), *q2 = CSUF2(n - 1);
+        for (i64 i = n - 1; i >= 0; i--, q0 -= st, q1 -= st, q2 -= st) {
             uf v = buf[ka + i];
-            a = uf_add_dn(a, v); ufc_set(PMF(row, i), v); ufc_set(SUF(row, i), a);
+            a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
+            ufc_set(q0, v); ufc_set(q1, a); ufc_set(q2, a2);
         }
+    } else if (c->sides & SIDE_UP) {
+        ufc *q0 = CPMF(n - 1), *q1 = CSUF(n - 1);
+        for (i64 i = n - 1; i >= 0; i--, q0 -= st, q1 -= st) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); ufc_set(q0, v); ufc_set(q1, a);
+        }
+    }
     a = UF0; a2 = UF0;
     const int pmf_in_lo = !(c->sides & SIDE_UP);
-    if ((c->sides & SIDE_LO) && second)         /* the prefix sums (below tau) */
-        for (i64 i = 0; i < n; i++) {
+    if ((c->sides & SIDE_LO) && second && st == 3) {     /* one side: pre = pmf + 1, pre2 = pmf + 5 */
+        ufc *q0 = CPMF(0);
+        for (i64 i = 0; i < n; i++, q0 += 3) {
             uf v = buf[ka + i];
             a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
-            if (pmf_in_lo) ufc_set(PMF(row, i), v);
-            ufc_set(PRE(row, i), a); ufc_set(PRE2(row, i), a2);
+            ufc_set(q0, v); ufc_set(q0 + 1, a); ufc_set(q0 + 5, a2);
         }
-    else if (c->sides & SIDE_LO)
-        for (i64 i = 0; i < n; i++) {
+    } else if ((c->sides & SIDE_LO) && second) {       /* the prefix sums (below tau) */
+        ufc *q0 = CPMF(0), *q1 = CPRE(0), *q2 = CPRE2(0);
+        for (i64 i = 0; i < n; i++, q0 += st, q1 += st, q2 += st) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
+            if (pmf_in_lo) ufc_set(q0, v);
+            ufc_set(q1, a); ufc_set(q2, a2);
+        }
+    } else if (c->sides & SIDE_LO) {
+        ufc *q0 = CPMF(0), *q1 = CPRE(0);
+        for (i64 i = 0; i < n; i++, q0 += st, q1 += st) {
             uf v = buf[ka + i];
             a = uf_add_dn(a, v);
-            if (pmf_in_lo) ufc_set(PMF(row, i), v);
-            ufc_set(PRE(row, i), a);
+            if (pmf_in_lo) ufc_set(q0, v);
+            ufc_set(q1, a);
         }
+    }
+#undef CPMF
+#undef CSUF
+#undef CSUF2
+#undef CPRE
+#undef CPRE2
     u64 K = (u64)(cmax + 2 * n + 2);
     if (K > (1ULL << 60)) { c->err = 2; free_row_in(c, row); return NULL; }
     row->F = uf_factor(K);
@@ -1136,8 +1191,10 @@ static int leaf_children(const params *p, rows_ctx *rc, acc_t *acc, const big *E
             const leaf_t *f2 = &lv[j + LEAF_AHEAD];
             i64 i = f2->ka - f2->row->ka;
             if (i >= -2 && i < f2->row->n + 2) {
-                const char *c = (const char *)(f2->row->cells + 5 * (i + 2));
-                __builtin_prefetch(c); __builtin_prefetch(c + 64); __builtin_prefetch(c + 99);
+                const int st = f2->row->st;
+                const char *c = (const char *)(f2->row->cells + st * (i + 2));
+                __builtin_prefetch(c); __builtin_prefetch(c + (int)sizeof(ufc) * st - 1);
+                if (st > 3) __builtin_prefetch(c + 64);
             }
         }
         const leaf_t *f = &lv[j];
@@ -1430,6 +1487,7 @@ static PyObject *py_tail_sums(PyObject *self, PyObject *args) {
         p->tau_exact = uf_zero(p->e_lo_mag) && uf_zero(p->e_hi_mag);
     }
     rc.L = L; rc.n = n; rc.max_cells = max_cells; rc.sides = sides;
+    row_layout(&rc);
     if (parse_uf(o_tol, &rc.tol) || parse_uf(o_rtol, &rc.row_tol)) goto done;
     rc.tol_small = rc.tol; if (!uf_zero(rc.tol)) rc.tol_small.e -= drop_bits;
     rc.lev = (level_t *)calloc((size_t)L + 1, sizeof(level_t));
