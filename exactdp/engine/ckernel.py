@@ -28,7 +28,8 @@ The certificate (why the enclosures are rigorous):
   both at most ``row_tol`` (the arb rows wait for ``r <= 1/2``, which runs rows
   with ``theta`` near 1/2 out to ``2m/3``).  Rows are evicted least recently used
   beyond :data:`MAX_CELLS`; each row's mode value is kept as the anchor its
-  neighbours start from.  Row cells come from one memory arena kept between walks; a
+  neighbours start from.  Row cells come from one memory arena kept between walks (with
+  transparent huge pages asked for: ``madvise``, advice only); a
   cell holds only the arrays the walk reads (60 bytes for a one-sided query, 100 for both
   sides; the arithmetic is unchanged).
 * **Rows cut by mass** (certified walks and magnitude runs, ``mass_cut``): a row is read
