@@ -434,6 +434,7 @@ typedef struct {
     u64 used;                               /* last use (LRU clock) */
     i64 wexp;                               /* built for users of mass <= 2^wexp (SIDE_MASSCUT) */
     int st, osuf, osuf2, opre, opre2;       /* the cell layout (rows_ctx.st ..): see PMF .. PRE2 */
+    ufc *pmf0, *suf0, *suf20, *pre0, *pre20;    /* where each array's index 0 is (row_bases) */
 } row_t;
 
 /* A row's arrays over its window (index i = k - ka, 0 <= i < n), interleaved in cells and
@@ -445,11 +446,20 @@ typedef struct {
  * 2 for probabilities only (reverse eta), 5 for both sides: 60 bytes a cell instead of 100
  * for the one-sided queries.  The offset of an array the walk does not read is -1 (never
  * read nor written). */
-#define PMF(r, i)  ((r)->cells + (r)->st * ((i) + 3))
-#define SUF(r, i)  ((r)->cells + (r)->st * ((i) + 2) + (r)->osuf)
-#define SUF2(r, i) ((r)->cells + (r)->st * ((i) + 1) + (r)->osuf2)
-#define PRE(r, i)  ((r)->cells + (r)->st * ((i) + 3) + (r)->opre)
-#define PRE2(r, i) ((r)->cells + (r)->st * ((i) + 4) + (r)->opre2)
+#define PMF(r, i)  ((r)->pmf0 + (r)->st * (i))
+#define SUF(r, i)  ((r)->suf0 + (r)->st * (i))
+#define SUF2(r, i) ((r)->suf20 + (r)->st * (i))
+#define PRE(r, i)  ((r)->pre0 + (r)->st * (i))
+#define PRE2(r, i) ((r)->pre20 + (r)->st * (i))
+/* cell (i + 3) offset 0 for pmf[i], (i + 2) osuf for suf[i], (i + 1) osuf2, (i + 3) opre,
+   (i + 4) opre2 (an array the walk does not read: offset -1, never used) */
+static inline void row_bases(row_t *r) {
+    r->pmf0 = r->cells + 3 * r->st;
+    r->suf0 = r->cells + 2 * r->st + r->osuf;
+    r->suf20 = r->cells + 1 * r->st + r->osuf2;
+    r->pre0 = r->cells + 3 * r->st + r->opre;
+    r->pre20 = r->cells + 4 * r->st + r->opre2;
+}
 
 typedef struct {
     uf theta_lo, omt_lo, rho_lo, rho_hi, irho_lo, irho_hi, iomt_lo, half;
@@ -627,6 +637,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
         row->ka = row->kb = 0; row->n = 1;
         row->cells = row_cells(c, (size_t)row->st * 5);
         if (!row->cells) { free(row); c->err = 1; return NULL; }
+        row_bases(row);
         ufc_set(PMF(row, 0), UF1);
         if (row->osuf >= 0) ufc_set(SUF(row, 0), UF1);
         if (row->osuf2 >= 0) ufc_set(SUF2(row, 0), UF1);
@@ -710,6 +721,7 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
     row->ka = ka; row->kb = kb; row->n = n;
     row->cells = row_cells(c, (size_t)row->st * (size_t)(n + 4));
     if (!row->cells) { free(row); c->err = 1; return NULL; }
+    row_bases(row);
     uf a = UF0, a2 = UF0;
     int second = !(c->sides & SIDE_NOX);        /* the second-order sums (excesses) */
     /* the pmf cells are stored by the first of the sum loops (both read buf); the layout in
@@ -736,6 +748,12 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
             a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
             ufc_set(q0, v); ufc_set(q1, a); ufc_set(q2, a2);
         }
+    } else if ((c->sides & SIDE_UP) && st == 2) {       /* one side, probabilities: suf = pmf - 1 */
+        ufc *q0 = CPMF(n - 1);
+        for (i64 i = n - 1; i >= 0; i--, q0 -= 2) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); ufc_set(q0, v); ufc_set(q0 - 1, a);
+        }
     } else if (c->sides & SIDE_UP) {
         ufc *q0 = CPMF(n - 1), *q1 = CSUF(n - 1);
         for (i64 i = n - 1; i >= 0; i--, q0 -= st, q1 -= st) {
@@ -759,6 +777,12 @@ static row_t *make_row(rows_ctx *c, level_t *lv, i64 m, i64 wexp) {
             a = uf_add_dn(a, v); a2 = uf_add_dn(a2, a);
             if (pmf_in_lo) ufc_set(q0, v);
             ufc_set(q1, a); ufc_set(q2, a2);
+        }
+    } else if ((c->sides & SIDE_LO) && st == 2) {       /* one side, probabilities: pre = pmf + 1 */
+        ufc *q0 = CPMF(0);
+        for (i64 i = 0; i < n; i++, q0 += 2) {
+            uf v = buf[ka + i];
+            a = uf_add_dn(a, v); ufc_set(q0, v); ufc_set(q0 + 1, a);
         }
     } else if (c->sides & SIDE_LO) {
         ufc *q0 = CPMF(0), *q1 = CPRE(0);
