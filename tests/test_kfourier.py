@@ -207,6 +207,25 @@ def test_taylor_clusters_match_single_items(monkeypatch):
 
 
 @pytest.mark.slow
+def test_dropped_children_bounded_in_groups(monkeypatch):
+    """Undecided children too light to expand, bounded in monotone groups by Chernoff bounds
+    (``_Run.bound_group``) instead of dropped whole: a narrower enclosure that overlaps the
+    dropped one's and contains a finer run's (forward, L = 12, N = 2 * 10^5, k = 2)."""
+    from exactdp.reductions import kfourier as kf
+    P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(kf, "PARTIAL_DROP", False)
+    a = kfourier_eta(P, q, lam, tol=1e-4)
+    fine = kfourier_eta(P, q, lam, tol=1e-6)
+    monkeypatch.setattr(kf, "PARTIAL_DROP", True)
+    b = kfourier_eta(P, q, lam, tol=1e-4)
+    assert float(b.width) < 0.7 * float(a.width)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    # the finer run (dropped mass ~1e-6) lies inside, up to its own width
+    assert b.lower <= fine.upper and fine.lower <= b.upper
+    assert float(fine.width) < 0.2 * float(b.width)
+
+
+@pytest.mark.slow
 def test_deployment_scale_k8():
     """L = 40, N = 10^7, k = 8, q = 0.351, lambda = e^2 (000 §6.1's setting): a certified
     eta with relative width below 2 % (tol 1e-7)."""
