@@ -125,3 +125,162 @@ def test_calibrate_k_at_deployment_scale(capsys):
     assert rc == 0
     lo, hi = F(rec["q"]["lower"]), F(rec["q"]["upper"])
     assert 0.33 < lo < hi < 0.36 and (hi - lo) / hi <= F(1, 1000)
+
+
+# ---------------------------------------------------------------- inverse queries: the secant route
+def _synthetic(root, *, slope=-190.0, target=F(1, 100), jump=None):
+    """A certified-looking eta(u): exp(slope (u - root)) target with an asymmetric enclosure of
+    relative width relw (or, with ``jump``, a step: 1.2 target below, 0.8 target above)."""
+    import math
+    from exactdp.core.interval import Interval
+
+    def f(u, relw):
+        key = F(round(u * 10**9), 10**9)
+        if jump is not None:
+            v = target * (F(6, 5) if key < F(jump).limit_denominator(10**9) else F(4, 5))
+            return Interval(v, v), key, float(key)
+        v = F(float(target) * math.exp(slope * (float(key) - root)))
+        w = v * F(relw)
+        return Interval(v - w * F(3, 10), v + w * F(7, 10)), key, float(key)
+    return f
+
+
+@pytest.mark.parametrize("guess", [0.344, 0.30, 0.45, 0.01, 0.4999])
+def test_root_bracket_is_certified_from_any_guess(guess):
+    """Whatever the guess (a Monte Carlo estimate is only a guide), both ends are decided
+    evaluations on their sides: violated at a, met at b, and the width is reached."""
+    from exactdp.apps.kflag import _root_bracket
+    root, t = 0.343953, F(1, 100)
+    for rel in (1e-3, 1e-6):
+        r = _root_bracket(_synthetic(root), t, guess, rel=rel, lo=0.001, hi=0.4999, step=0.002,
+                          slope=-200.0)
+        (ka, va), (kb, vb) = r["a"], r["b"]
+        assert r["done"] and va.lower > t >= vb.upper and ka < root < kb
+        assert (kb - ka) / kb <= F(rel) and r["evals"] <= 20
+
+
+def test_root_bracket_at_a_step_of_eta():
+    """At small N, eta is a step function of lam (R has atoms): the bracket closes on the step."""
+    from exactdp.apps.kflag import _root_bracket
+    r = _root_bracket(_synthetic(0, jump=1.579, target=F(1, 20)), F(1, 20), 2.0, rel=1e-6, lo=0.0, hi=10.0,
+                      step=0.1, slope=-4.0)
+    assert r["done"] and r["a"][0] < F(1579, 1000) <= r["b"][0] and r["evals"] <= 40
+
+
+@pytest.mark.parametrize("guess", [None, 0.01, 30])
+def test_epsilon_secant_matches_bisection(guess):
+    """The secant route (forced at a small case where the exact enumeration runs), from the
+    Monte Carlo estimate or a bad guess: certified at both ends, inside bisection's answer's
+    neighbourhood (both contain the true eps)."""
+    t = F(5, 100)
+    e = k_epsilon(10, 2, "1/4", 2, eta=t, digits=5, strategy="secant", guess=guess)
+    b = k_epsilon(10, 2, "1/4", 2, eta=t, digits=5, strategy="bisect")
+    assert e.overlaps(b) and e.width <= F(1, 10**5) * e.upper
+    assert k_eta(10, 2, "1/4", 2, eps=e.upper).upper <= t < k_eta(10, 2, "1/4", 2, eps=e.lower).lower
+
+
+@pytest.mark.parametrize("guess", [None, "0.01", "0.49"])
+def test_calibrate_secant_matches_scan(guess):
+    c = k_calibrate(10, 2, 2, lam=2, eta="0.1", digits=4, strategy="secant", guess=guess)
+    s = k_calibrate(10, 2, 2, lam=2, eta="0.1", digits=4, grid=8, strategy="scan")
+    lo, hi = c["q"].lower, c["q"].upper
+    assert (hi - lo) / hi <= F(1, 10**4) and c["q"].overlaps(s["q"])
+    assert k_eta(10, 2, hi, 2, lam=2).upper <= F(1, 10) < k_eta(10, 2, lo, 2, lam=2).lower
+    assert c["value_at_q"].upper <= F(1, 10) < c["value_at_q_lo"].lower
+
+
+def test_secant_route_bad_input_and_digits_not_reached(monkeypatch, capsys):
+    from exactdp.core.errors import DigitsNotMetError, ParameterError
+    import exactdp.apps.kflag as kf
+    with pytest.raises(ParameterError, match="strategy"):
+        k_epsilon(10, 2, "1/4", 2, eta="0.05", strategy="newton")
+    with pytest.raises(ParameterError, match="eta target"):
+        k_epsilon(10, 2, "1/4", 2, delta="0.05", strategy="secant")
+    with pytest.raises(ParameterError, match="eta target"):
+        k_calibrate(10, 2, 2, lam=2, delta="0.05", strategy="secant")
+    with pytest.raises(ValueError):
+        k_calibrate(10, 2, 2, lam=2, eta="0.1", strategy="secant", guess="0.7")
+    with pytest.raises(ParameterError):
+        k_epsilon(10, 2, "1/4", 2, eta="0.05", strategy="secant", guess=-1)
+    monkeypatch.setattr(kf, "MAX_EVALS", 2)
+    with pytest.raises(DigitsNotMetError) as e:
+        k_epsilon(10, 2, "1/4", 2, eta="0.05", digits=6, strategy="secant", guess=30)
+    assert e.value.reached.upper > 1.5
+    rc, _, err = run(capsys, ["epsilon", "--k", "2", "-N", "10", "-L", "2", "-q", "1/4",
+                              "--eta", "1.5"])
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_secant_route_is_auto_at_large_kN():
+    from exactdp.apps.kflag import _pairs, _secant_route
+    assert _secant_route(_pairs(10**7, 40, 2, "worst"))
+    assert _secant_route(_pairs(5000, 5, 2, "forward"))
+    assert not _secant_route(_pairs(10, 2, 2, "forward"))
+    assert not _secant_route(_pairs(10**7, 40, 1, "forward"))     # k = 1: the ordinary engine
+
+
+def test_kcopies_before_a_large_enumeration(monkeypatch):
+    """eta --k at N = 50, L = 3, k = 2: the enumeration visits 176851 histograms (38 CPU s), the
+    k-copies search 0.1 s: auto tries the search first; the enumeration stays as fallback."""
+    from exactdp.reductions import methods
+    assert methods.supported(canonical_pair(50, 3, 2), "eta") == ("kcopies", "exact")
+    assert methods.supported(canonical_pair(6, 2, 2), "eta")[0] == "exact"
+    monkeypatch.setattr(methods, "KCOPIES_BEFORE_EXACT", 1000)
+    P = canonical_pair(20, 3, 2)
+    iv, used = methods.eta(P, "1/4", 2, digits=8, with_method=True)
+    assert used == ("kcopies",) and iv.contains(eta_exact(P, F(1, 4), lam=2))
+    monkeypatch.setattr(methods, "KCOPIES_AUTO_MAX_NODES", 3)      # the search gives up: exact
+    iv, used = methods.eta(P, "1/4", 2, digits=8, with_method=True)
+    assert used == ("exact",)
+
+
+def test_kfourier_delta_shares_its_etas_and_is_no_wider(monkeypatch):
+    """kfourier_delta: one eta per grid point also for eps (the lower and upper sums share the
+    points r_i), greedy cells; against the uniform grid of the same etas (the previous
+    version, written out here) it overlaps and is no wider."""
+    import exactdp.reductions.kfourier as kf
+    from exactdp.core.interval import Interval
+    from exactdp.reductions.pairs import reverse_canonical_pair
+    P, q, lam = reverse_canonical_pair(5000, 5, 2), F(1, 5), F(11, 10)
+    calls = []
+    real = kf.kfourier_eta
+
+    def spy(*a, **kw):
+        calls.append(a[2])
+        return real(*a, **kw)
+    monkeypatch.setattr(kf, "kfourier_eta", spy)
+    new = kf.kfourier_delta(P, q, lam, grid=4, tol=1e-5)
+    assert len(calls) == 4
+    us = [F(i, 4) for i in range(5)]
+    lo = sum((us[i + 1] - us[i]) * real(P, q, lam / us[i], tol=1e-5).lower for i in range(1, 4))
+    hi = sum((us[i + 1] - us[i]) * real(P, q, lam / us[i + 1], tol=1e-5).upper for i in range(4))
+    old = Interval(lo, hi)
+    assert new.overlaps(old) and new.width <= old.width
+    calls.clear()
+    e = kf.kfourier_delta(P, q, eps=F(1, 10), grid=3, tol=1e-5)
+    assert len(calls) == 3 and e.overlaps(kf.kfourier_delta(P, q, F(1105171, 10**6), grid=3, tol=1e-5))
+
+
+@pytest.mark.slow
+def test_epsilon_k_at_deployment_scale(capsys):
+    """epsilon --k 2 at L = 40, N = 10^7, q = 0.351, eta <= 1 % from the CLI (about a minute; it
+    did not finish in 10 minutes by bisection): a certified bracket of relative width 1e-4, and
+    independent certified etas just outside it on both sides."""
+    rc, rec, _ = run(capsys, ["epsilon", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351",
+                              "--eta", "0.01", "--json"])
+    assert rc == 0
+    lo, hi = F(rec["eps"]["lower"]), F(rec["eps"]["upper"])
+    assert 1.2 < lo < hi < 1.35 and (hi - lo) / hi <= F(2, 10**4)
+    assert k_eta(10**7, 40, "0.351", 2, eps=hi * F(101, 100), digits=3).upper <= F(1, 100)
+    assert k_eta(10**7, 40, "0.351", 2, eps=lo * F(99, 100), digits=3).lower > F(1, 100)
+
+
+@pytest.mark.slow
+def test_calibrate_k_deployment_from_a_wrong_guess():
+    """A wrong starting q (0.40 and 0.30 instead of ~0.344) still yields a certified bracket at
+    L = 40, N = 10^7, k = 2: violated at q_lo, met at q_hi (the values are returned)."""
+    for guess in ("0.40", "0.30"):
+        c = k_calibrate(10**7, 40, 2, eps=2, eta="0.01", digits=3, guess=guess)
+        lo, hi = c["q"].lower, c["q"].upper
+        assert 0.3435 < lo < hi < 0.3445 and (hi - lo) / hi <= F(1, 1000)
+        assert c["value_at_q"].upper <= F(1, 100) < c["value_at_q_lo"].lower

@@ -127,7 +127,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     g.add_argument("--delta", help="target delta in (0, 1)")
     g.add_argument("--eta", help="target eta in (0, 1)")
     p.add_argument("--digits", help=domains.DIGITS.describe() + "; default 10 (4, also the most, "
-                   "beyond the tree's capacity; 6 with --k)")
+                   "beyond the tree's capacity; 6 with --k, 4 with --k at k N >= 10^4)")
     p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
     p = sub.add_parser("dist", help="exact bin masses of R (and a plot)", parents=[out])
     _common(p, lam=False)
@@ -150,7 +150,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--method", default="exact", help="exact, sigma3, maurer or local")
     p.add_argument("--digits", help="relative width of the certified q bracket (default 6; 4, "
-                   "also the most, beyond the tree's capacity)")
+                   "also the most, beyond the tree's capacity; with --k: 6, 4 at k N >= 10^4)")
     p.add_argument("--grid", default=None, help="scan points in [1/1000, 1/2) (default 64 fast-mode points; "
                    "16 certified points with --k); " + domains.GRID.describe())
     p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
@@ -223,8 +223,8 @@ def _cmd_k(args, which: str) -> int:
         raise ExactdpError("--k has no fast mode: drop --fast")
     if args.N is None or args.L is None:
         raise ExactdpError("-N and -L are required with --k")
-    if args.digits is None:
-        args.digits = "6"
+    if args.digits is None and which in ("eta", "delta"):
+        args.digits = "6"          # epsilon, calibrate: 6, or 4 on the secant route (kflag)
     if which == "calibrate" and args.grid is None:
         args.grid = "16"
     return command(which, args)

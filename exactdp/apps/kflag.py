@@ -31,6 +31,8 @@ True
 from __future__ import annotations
 
 import json
+import math
+import time
 from fractions import Fraction
 
 from ..core import domains
@@ -133,24 +135,85 @@ def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward") -> Interval:
 
 
 def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
-              digits: int = 6) -> Interval:
+              digits: int = 6, strategy: str = "auto", guess=None, log=None) -> Interval:
     """Certified ``[eps_lo, eps_hi]``: the target is met at ``eps_hi`` and
-    certified violated at ``eps_lo`` (or ``eps_lo = 0``)."""
+    certified violated at ``eps_lo`` (or ``eps_lo = 0``).
+
+    ``strategy``: ``"bisect"`` (bisection on rational ``lam`` in ``[1, e^(k eps0)]``,
+    :func:`exactdp.apps.peers.bisect_epsilon`), ``"secant"`` (an eta target only: the secant in
+    ``log eta`` of :func:`_root_bracket` from ``guess`` or a seeded Monte Carlo estimate, each
+    certified eta only as precise as its comparison with the target needs), or ``"auto"``
+    (the secant where the large-N k-copies strategy applies, ``k N >= 10^4``).  ``log(line)``
+    receives one line per certified evaluation (secant)."""
     from .peers import bisect_epsilon, exp_eps0_rr
     if (delta is None) == (eta is None):
         raise ParameterError("give exactly one of delta or eta as the target")
     q = domains.Q.parse(q)
     digits = domains.DIGITS.parse(digits)
     kk = domains.K.parse(k)
+    strategy = _strategy(strategy)
     top = exp_eps0_rr(L, q) ** kk
     target = delta if delta is not None else eta
     pairs = _pairs(N, L, k, direction)
+    if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
+        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess, log,
+                               direction)
+    if strategy == "secant":
+        raise ParameterError("strategy 'secant' needs an eta target (delta: 'bisect' or 'auto')")
     if delta is not None:
         fn = _delta_fn(pairs, q)
     else:
         def fn(lam):
             return _worst([_eta_one(P, q, lam, None, False, digits) for P in pairs])
     return bisect_epsilon(fn, top, target, rel=10.0 ** -digits)
+
+
+def _strategy(s) -> str:
+    if s not in ("auto", "secant", "bisect"):
+        raise ParameterError(f"strategy must be 'auto', 'secant' or 'bisect', got {s!r}")
+    return s
+
+
+def _epsilon_secant(pairs, q, k, target, top, digits, guess, log, direction) -> Interval:
+    """eps for an eta target by :func:`_root_bracket` in ``u = eps`` (rational ``lam`` near
+    ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
+    from ..core.lam import ln_interval
+    P0 = pairs[0]
+    eps_max = math.log(top.numerator) - math.log(top.denominator)
+    if guess is None:
+        guess = _mc_guess(direction, P0.N, P0.L, k, target, q=q, log=log)
+        if guess is None:
+            guess = min(2.0, eps_max / 2)
+            if log:
+                log(f"  no Monte Carlo estimate came near the target; starting at eps = {guess:g}")
+    else:
+        guess = float(guess)
+        if not 0 <= guess:
+            raise ParameterError(f"guess must be an eps >= 0, got {guess}")
+    ratio = [8.0]
+
+    def f(u, relw):
+        lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 700 else top
+        lam = min(lam, top)
+        return _eta_rel(pairs, q, lam, None, relw, target, ratio), lam, math.log(lam)
+
+    res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=0.0, hi=eps_max, step=0.1,
+                        slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS)
+    # lam = top = e^(k eps0) is met (R <= top): the upper end when none was found
+    hi = ln_interval(top if res["b"] is None else res["b"][0]).upper
+    lo = Fraction(0) if res["a"] is None else ln_interval(res["a"][0]).lower
+    out = Interval(max(lo, Fraction(0)), max(hi, Fraction(0)))
+    if not res["done"]:
+        _not_reached(res, digits, out, "eps")
+    return out
+
+
+def _not_reached(res, digits, reached, what):
+    from ..core.errors import DigitsNotMetError
+    raise DigitsNotMetError(f"--k: {what} in [{float(reached.lower):.8g}, {float(reached.upper):.8g}] "
+                            f"(certified{'' if res['a'] and res['b'] else '; one end not found'}; "
+                            f"relative width {res['width']:.2g}) after {res['evals']} "
+                            f"certified etas, not 10^-{digits}; ask fewer --digits", reached)
 
 
 def _delta_fn(pairs, q):
@@ -177,13 +240,19 @@ def _delta_fn(pairs, q):
 
 
 def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction="forward",
-                digits: int = 4, grid: int = 16) -> dict:
+                digits: int = 4, grid: int = 16, strategy: str = "auto", guess=None,
+                log=None) -> dict:
     """Largest-privacy-safe noise: the least q such that the certified target holds
     at q and at every scanned q above it (``grid`` points in ``[1/1000, 1/2)``),
     refined by bisection in the last cell to relative width ``10^-digits``.
 
     Returns ``{"q": Interval [q_lo, q_hi], "value_at_q": Interval}`` where the
     target is certified met at ``q_hi`` and not certified at ``q_lo``.
+
+    ``strategy="secant"`` (an eta target; ``"auto"`` where the large-N k-copies strategy
+    applies, ``k N >= 10^4``): no scan; :func:`_root_bracket` in ``q`` from ``guess`` or a seeded
+    Monte Carlo estimate of the least q, and the target is certified *violated* at ``q_lo``
+    (``"scan"``: the scan above).
     """
     if (eta is None) == (delta is None):
         raise ParameterError("give exactly one of eta or delta as the target")
@@ -192,6 +261,14 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     target = domains.TARGET.parse(eta if eta is not None else delta)
     if (lam is None) == (eps is None):
         raise ParameterError("give exactly one of lam or eps")
+    if strategy not in ("auto", "secant", "scan"):
+        raise ParameterError(f"strategy must be 'auto', 'secant' or 'scan', got {strategy!r}")
+    pairs = _pairs(N, L, k, direction)
+    if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
+        return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess, log,
+                                 direction)
+    if strategy == "secant":
+        raise ParameterError("strategy 'secant' needs an eta target (delta: 'scan' or 'auto')")
 
     def value(q):
         if eta is not None:
@@ -240,6 +317,45 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     return {"q": Interval(a, b), "value_at_q": vb, "note": ""}
 
 
+def _calibrate_secant(pairs, k, lam, eps, target, digits, guess, log, direction) -> dict:
+    """The least q for an eta target by :func:`_root_bracket` in ``u = q`` (rationals with
+    ``digits + 4`` decimals)."""
+    lam = domains.LAM.parse(lam) if lam is not None else None
+    eps = domains.EPS.parse(eps) if eps is not None else None
+    P0 = pairs[0]
+    if guess is None:
+        e = eps if eps is not None else math.log(lam)
+        guess = _mc_guess(direction, P0.N, P0.L, k, target, eps=e, log=log)
+        if guess is None:
+            guess = 0.36
+            if log:
+                log(f"  no Monte Carlo estimate came near the target; starting at q = {guess:g}")
+    else:
+        guess = domains.Q.parse(guess)
+        if guess >= Fraction(1, 2):
+            raise ParameterError(f"guess must be a q in (0, 1/2), got {guess}")
+        guess = float(guess)
+    ratio = [8.0]
+    scale = 10 ** (digits + 4)
+    lo, hi = Fraction(1, 1000), Fraction(scale // 2 - 1, scale)
+
+    def f(u, relw):
+        qq = min(max(Fraction(round(u * scale), scale), lo), hi)
+        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio), qq, float(qq)
+
+    res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=float(lo), hi=float(hi),
+                        step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS)
+    if not res["done"]:                # (at q = 1/2, R = 1: eta = 0 for lam >= 1)
+        _not_reached(res, digits, Interval(res["a"][0] if res["a"] else 0,
+                                           res["b"][0] if res["b"] else Fraction(1, 2)), "q")
+    if res["a"] is None:
+        return {"q": Interval(0, res["b"][0]), "value_at_q": res["b"][1],
+                "note": "met at q = 1/1000 already", "evaluations": res["evals"]}
+    return {"q": Interval(res["a"][0], res["b"][0]), "value_at_q": res["b"][1],
+            "value_at_q_lo": res["a"][1], "note": "certified violated at q_lo (secant route)",
+            "evaluations": res["evals"]}
+
+
 # ------------------------------------------------------------------------ CLI
 def command(cmd: str, args) -> int:
     """``exactdp (eta|delta|epsilon|calibrate) --k K ...`` (the CLI tree's ``--k`` route;
@@ -258,8 +374,14 @@ def command(cmd: str, args) -> int:
 def _run(cmd, args) -> dict:
     k = domains.K.parse(args.k)
     N, L = domains.N.parse(args.N), domains.L.parse(args.L)
-    digits = domains.DIGITS.parse(args.digits)
     direction = domains.parse_direction(args.direction)
+    if args.digits is not None:
+        digits = domains.DIGITS.parse(args.digits)
+    elif cmd in ("epsilon", "calibrate") and args.eta is not None \
+            and _secant_route(_pairs(N, L, k, direction)):
+        digits = LARGE_DIGITS
+    else:
+        digits = 6
     rec = {"N": N, "L": L, "k": k, "direction": direction, "certified": True}
     if cmd != "calibrate":
         rec["q"] = str(args.q)
@@ -277,14 +399,259 @@ def _run(cmd, args) -> dict:
         iv = k_delta(N, L, args.q, k, lam, eps, direction=direction)
         rec.update({"quantity": "delta", "delta": iv.to_dict(digits)})
     elif cmd == "epsilon":
-        iv = k_epsilon(N, L, args.q, k, delta=args.delta, eta=args.eta, direction=direction,
-                       digits=digits)
+        with _Lines("epsilon --k", args) as log:
+            iv = k_epsilon(N, L, args.q, k, delta=args.delta, eta=args.eta, direction=direction,
+                           digits=digits, log=log)
         rec.update({"quantity": "eps", "eps": iv.to_dict(digits + 1),
                     "target": {"delta" if args.delta is not None else "eta":
                                str(args.delta if args.delta is not None else args.eta)}})
     else:
-        c = k_calibrate(N, L, k, lam=lam, eps=eps, eta=args.eta, delta=args.delta,
-                        direction=direction, digits=digits, grid=args.grid)
+        with _Lines("calibrate --k", args) as log:
+            c = k_calibrate(N, L, k, lam=lam, eps=eps, eta=args.eta, delta=args.delta,
+                            direction=direction, digits=digits, grid=args.grid, log=log)
         rec.update({"quantity": "q", "q": c["q"].to_dict(digits + 2),
                     "value_at_q": c["value_at_q"].to_dict(digits + 2), "note": c["note"]})
+        if "value_at_q_lo" in c:
+            rec["value_at_q_lo"] = c["value_at_q_lo"].to_dict(digits + 2)
+        if "evaluations" in c:
+            rec["evaluations"] = c["evaluations"]
     return rec
+
+
+class _Lines:
+    """The inverse routes' per-evaluation lines on stderr through :class:`~exactdp.core.progress.Progress`
+    (a counter of certified evaluations with the last line as its note; the lines themselves
+    are printed only where the bar is drawn: a terminal, not ``--quiet`` / ``--json``)."""
+
+    def __init__(self, label, args):
+        from ..core.progress import Progress
+        self.prog = Progress(label, unit="eval", delay=0.0,
+                             enabled=not (getattr(args, "quiet", False) or args.json))
+
+    def __enter__(self):
+        self.prog.__enter__()
+        return self if self.prog.active else None
+
+    def __call__(self, line: str):
+        if line.lstrip().startswith("["):
+            self.prog.update()
+        self.prog.write(line)
+
+    def __exit__(self, *exc):
+        return self.prog.__exit__(*exc)
+
+
+# ------------------------------------------------- inverse queries at large k N
+#: the inverse queries (epsilon, calibrate with an eta target) take the secant route below when
+#: every pair's first strategy is the large-N k-copies one (k N >= methods.KFOURIER_FIRST)
+#: Monte Carlo draws and seed of the starting estimate (:func:`exactdp.apps.kscale.mc_eta`;
+#: 20000 draws: ~1-2 s per estimate at L = 40, N = 10^7, k <= 16)
+MC_DRAWS = 20_000
+MC_SEED = 3
+#: the finest relative eta width one certified evaluation is asked for (kfourier tol ~1e-10 at
+#: eta ~ 1 %), and the most certified evaluations of one bracket
+REL_FLOOR = 1e-7
+MAX_EVALS = 40
+#: digits of eps / q by default on the secant route (each digit costs a tighter certified eta)
+LARGE_DIGITS = 4
+
+
+def _secant_route(pairs) -> bool:
+    """True when every pair's first eta strategy is the large-N k-copies one."""
+    from ..reductions import methods
+    return all(P.k > 1 and methods.supported(P, "eta")[:1] == ("kfourier",) for P in pairs)
+
+
+def _eta_rel(pairs, q, lam, eps, relw, target, ratio) -> Interval:
+    """Certified eta of the worse pair with relative width about ``relw`` near ``target``:
+    the large-N k-copies strategy at heavy-node tolerance ``relw target / ratio`` (its width is a
+    few times ``tol``; ``ratio`` is updated with what is seen), else :mod:`~exactdp.reductions.methods`."""
+    from ..core.errors import PrecisionError
+    from ..reductions.kfourier import kfourier_eta
+    out = []
+    for P in pairs:
+        if _kfourier_applies(P):
+            tol = min(max(relw * float(target) / ratio[0], 1e-11), 1e-3)
+            try:
+                iv = kfourier_eta(P, q, lam, eps=eps, tol=tol)
+            except (PrecisionError, CapacityError):
+                iv = None                    # out of the strategy's reach here: auto's other methods
+            if iv is not None and iv.width > 0:
+                ratio[0] = max(ratio[0], min(float(iv.width) / tol, 100.0))
+        else:
+            iv = None
+        if iv is None:
+            iv = _eta_one(P, q, lam, eps, False, max(2, math.ceil(-math.log10(relw)) + 1))
+        out.append(iv)
+    return _worst(out)
+
+
+def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, step: float,
+                  slope: float, log=None, max_evals: int = MAX_EVALS, what: str = "u") -> dict:
+    """Certified bracket of the root of a nonincreasing ``f(u) = target`` (u a float coordinate:
+    q or eps).  ``f(u, relw) -> (Interval, key, u_used)`` evaluates at the rational ``key`` near
+    ``u`` with relative width about ``relw``.
+
+    A secant in ``log f`` through the evaluations' midpoints predicts the root ``r`` (start:
+    ``guess``, e.g. a Monte Carlo estimate, only a guide; first slope ``slope``); the next
+    evaluation lies at ``r -+ d`` (``d``: the root's current uncertainty, at least 0.4 of the
+    final width ``rel r``) with just the precision that decides it against ``target``
+    (``|log f(r -+ d) - log target| ~ |slope| d``).  Every decided evaluation moves an end:
+    ``a`` (certified violated, ``f.lower > target``) or ``b`` (certified met, ``f.upper <=
+    target``), whatever the guess; undecided ones only feed the secant.  Returns
+    ``{"a": (key, Interval) or None, "b": ..., "evals": n, "width": (b - a) / b, "done": bool}``
+    (``done``: the width ``rel`` reached within ``max_evals``; when done, ``a`` is None only if
+    ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls (eta is a step function of lam and q at small N: R
+    has atoms) every third evaluation bisects the bracket."""
+    t = Fraction(target)
+    lt = math.log(t)
+    t0 = time.time()
+    pts = []
+    ends = {"a": None, "b": None}          # (u, key, iv)
+    seen = {}
+    n = 0
+
+    def ev(u, relw):
+        nonlocal n
+        relw = min(max(relw, REL_FLOOR), 0.2)
+        iv, key, u = f(u, relw)
+        n += 1
+        if iv.upper <= t:
+            if ends["b"] is None or u < ends["b"][0]:
+                ends["b"] = (u, key, iv)
+            side = "met"
+        elif iv.lower > t:
+            if ends["a"] is None or u > ends["a"][0]:
+                ends["a"] = (u, key, iv)
+            side = "violated"
+        else:
+            side = "undecided"
+        if iv.lower > 0 and iv.upper <= 4 * iv.lower:
+            lo_, hi_ = math.log(float(iv.lower)), math.log(float(iv.upper))
+            pts.append((u, (lo_ + hi_) / 2, (hi_ - lo_) / 2))
+        seen[key] = seen.get(key, 0) + 1
+        if log:
+            a, b = ends["a"], ends["b"]
+            log(f"  [{n}] {what} = {u:.10g}: eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+                f"{side}; {what} in [{'?' if a is None else f'{a[0]:.8g}'}, "
+                f"{'?' if b is None else f'{b[0]:.8g}'}] ({time.time() - t0:.0f} s)")
+        return side, key
+
+    def predict():
+        """(root estimate, its uncertainty, slope): the slope of ``log f`` from the pair of
+        points that fixes it best, the root from the point whose enclosure pins it best."""
+        if not pts:
+            return None
+        s, best = slope, 0.5
+        for i, (u1, y1, h1) in enumerate(pts):
+            for u2, y2, h2 in pts[i + 1:]:
+                if u2 != u1:
+                    s2 = (y2 - y1) / (u2 - u1)
+                    err = (h1 + h2) / abs(u2 - u1) / abs(s2) if s2 < 0 else math.inf
+                    if err < best:
+                        s, best = s2, err
+        out, serr = None, max(best, 0.05)
+        for u1, y1, h1 in pts:
+            r1 = u1 + (lt - y1) / s
+            unc = h1 / abs(s) + serr * abs(r1 - u1)
+            if out is None or unc < out[1]:
+                out = (r1, unc, s)
+        return out
+
+    def done():
+        a, b = ends["a"], ends["b"]
+        if b is not None and b[0] <= lo:
+            return True
+        return a is not None and b is not None and b[0] - a[0] <= rel * abs(b[0])
+
+    d = step
+    slow, last, boost = 0, math.inf, 1.0
+    ev(min(max(guess, lo), hi), 0.5 * abs(slope) * d)
+    while not done() and n < max_evals:
+        a, b = ends["a"], ends["b"]
+        pr = predict()
+        s = slope
+        if pr is None:                       # nothing informative: step towards the root
+            rp = (a[0] + b[0]) / 2 if a and b else (a[0] + d if a else b[0] - d)
+            d *= 2
+        else:
+            rp, unc, s = pr
+            d = unc
+        if (a and rp <= a[0]) or (b and rp >= b[0]):
+            rp = (a[0] + b[0]) / 2 if a and b else (a[0] + d if a else b[0] - d)
+        rp = min(max(rp, lo), hi)
+        d = max(d, 0.4 * rel * abs(rp))
+        if a and b:
+            d = min(d, (b[0] - a[0]) / 2)
+        da = rp - a[0] if a else math.inf
+        db = b[0] - rp if b else math.inf
+        if a and b:
+            width = b[0] - a[0]
+            slow = slow + 1 if width > 0.7 * last else 0
+            last = width
+        if slow >= 2:                        # the secant stalls (a step of eta): bisect
+            slow = 0
+            x = (a[0] + b[0]) / 2
+            rp = x + 0.5 * (b[0] - a[0])
+        elif da > db:
+            x = rp - d
+            if a and x <= a[0]:
+                x = (a[0] + rp) / 2
+        else:
+            x = rp + d
+            if b and x >= b[0]:
+                x = (b[0] + rp) / 2
+        x = min(max(x, lo), hi)
+        side, key = ev(x, 0.25 * abs(s) * abs(x - rp) * boost)
+        # the same rational undecided again: ask for more precision next time
+        boost = boost / 10 if side == "undecided" and seen[key] > 1 else 1.0
+    a, b = ends["a"], ends["b"]
+    width = math.inf if a is None or b is None else (b[0] - a[0]) / abs(b[0]) if b[0] else 0.0
+    if b is not None and b[0] <= lo:
+        width = 0.0
+    return {"a": None if a is None else (a[1], a[2]), "b": None if b is None else (b[1], b[2]),
+            "evals": n, "width": width, "done": done()}
+
+
+def _mc_root(fn, target: float, u0: float, u1: float, lo: float, hi: float, draws: int,
+             log=None, what="u") -> tuple[float, bool]:
+    """The secant on ``log`` of a seeded Monte Carlo estimate ``fn(u)`` (nonincreasing in u): a
+    root *estimate* (not certified) and whether it came near the target."""
+    lt = math.log(target)
+
+    def g(u):
+        v = fn(u)
+        if log:
+            log(f"  {what} = {u:.6g}: Monte Carlo eta ~ {v:.4g} ({draws} draws, an estimate)")
+        return math.log(max(v, 1.0 / draws)) - lt
+    f0, f1 = g(u0), g(u1)
+    for _ in range(5):
+        if f1 == f0 or abs(f1) < 0.05:
+            break
+        u2 = u1 - f1 * (u1 - u0) / (f1 - f0)
+        span = 4 * abs(u1 - u0) + 1e-9
+        u2 = min(max(u2, u1 - span, lo), u1 + span, hi)
+        u0, f0, u1 = u1, f1, u2
+        f1 = g(u1)
+    return u1, abs(f1) < 1.0
+
+
+def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None) -> float | None:
+    """A Monte Carlo estimate (not certified) of the least q (``q is None``) or the least eps
+    (``eps is None``) with eta = target for the worse pair; ``None`` when none came near."""
+    from .kscale import mc_eta
+    out = []
+    for rev in {"forward": [False], "reverse": [True], "worst": [False, True]}[direction]:
+        if q is None:
+            e = float(eps)
+            fn = lambda u: mc_eta(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
+                                  draws=MC_DRAWS, seed=MC_SEED, reverse=rev)
+            u, ok = _mc_root(fn, float(target), 0.36, 0.365, 0.01, 0.499, MC_DRAWS, log, "q")
+        else:
+            qq = Fraction(q)
+            fn = lambda u: mc_eta(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
+                                  reverse=rev)
+            u, ok = _mc_root(fn, float(target), 2.0, 2.2, 1e-6, 50.0, MC_DRAWS, log, "eps")
+        if ok:
+            out.append(u)
+    return max(out) if out else None

@@ -1536,18 +1536,22 @@ def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol
 
 def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int = 16,
                    prec: int = 160, max_nodes: int = 300_000) -> Interval:
-    """Certified ``delta = E[(1 - lam / R~)+]`` at large ``kN`` from certified etas, where
-    ``R~`` is the statistic whose upper tail :func:`kfourier_eta` encloses
+    """Certified ``delta = E[(1 - lam / R~)+]`` at large ``kN`` from ``grid`` certified etas,
+    where ``R~`` is the statistic whose upper tail :func:`kfourier_eta` encloses
     (``P[R~ > r] = eta(r)``: ``R`` forward, ``1 / R`` reverse).
 
     ``delta = int_0^inf lam / r^2 P[R~ > r] dr = int_0^1 eta(lam / u) du`` and
-    ``u -> eta(lam / u)`` is nondecreasing, so on the grid ``u_i = i / grid``
+    ``u -> eta(lam / u)`` is nondecreasing, so on a partition ``0 = u_0 < ... < u_n = 1``
 
-        sum_(i >= 1) (u_(i+1) - u_i) eta_lo(lam / u_i)  <=  delta  <=  sum_(i >= 0) (u_(i+1) - u_i) eta_hi(lam / u_(i+1))
+        sum_(i >= 1) (u_(i+1) - u_i) eta_lo(lam / u_i)  <=  delta  <=  sum_(i >= 0) (u_(i+1) - u_i) eta_hi(lam / u_(i+1)).
 
-    (``lam = e^eps``: the lower sum at a rational above ``e^eps``, the upper at one
-    below; delta decreases in ``lam``).  The width is about ``eta(lam) / grid``: a
-    coarse but certified enclosure (``grid`` eta evaluations, two per point for ``eps``).
+    Both sums use the same points ``r_i``: the upper one the partition ``u_i = lam_lo / r_i``,
+    the lower one ``u_i = lam_hi / r_i`` (``lam = e^eps`` in ``[lam_lo, lam_hi]``; delta
+    decreases in ``lam``; for rational ``lam`` the two coincide), so one eta per point.  The
+    partition is refined greedily: the cell contributing most to the width
+    (``~ du (eta(r_left) - eta(r_right))``) is halved, one new eta each, until ``grid`` etas;
+    the width is about ``eta(lam) / grid`` at worst (first order: a coarse but certified
+    enclosure).
 
     >>> from exactdp.reductions.pairs import reverse_canonical_pair
     >>> iv = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), grid=4, tol=1e-5)
@@ -1562,17 +1566,36 @@ def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: i
     else:
         e = exp_interval(Fraction(eps))
         lam_lo, lam_hi = e.lower, e.upper
-    us = [Fraction(i, grid) for i in range(grid + 1)]
     cache = {}
 
-    def eta(r):
-        if r not in cache:
-            cache[r] = kfourier_eta(P, q, r, tol=tol, prec=prec, max_nodes=max_nodes)
-        return cache[r]
-    lo = hi = Fraction(0)
-    for i in range(grid):
-        du = us[i + 1] - us[i]
-        hi += du * eta(lam_lo / us[i + 1]).upper
-        if i >= 1:
-            lo += du * eta(lam_hi / us[i]).lower
+    def eta(u):                                      # eta at r = lam_lo / u
+        if u not in cache:
+            cache[u] = kfourier_eta(P, q, lam_lo / u, tol=tol, prec=prec, max_nodes=max_nodes)
+        return cache[u]
+
+    def bounds(us):
+        """(lower, upper) sums on the points ``us`` (0 < u_1 < ... < u_n = 1)."""
+        hi = sum(((b - a) * eta(b).upper for a, b in zip([Fraction(0)] + us[:-1], us)), Fraction(0))
+        lo = Fraction(0)
+        for a, b in zip(us[:-1], us[1:]):
+            ua = lam_hi / (lam_lo / a)                   # lam_hi / r_a <= 1 (r_a > lam_hi)
+            ub = Fraction(1) if b == 1 else lam_hi / (lam_lo / b)
+            lo += (ub - ua) * eta(a).lower
+        return lo, hi
+
+    us = [Fraction(1)]
+    eta(Fraction(1))
+    while len(cache) < grid:
+        # the cell whose term contributes most to the width, halved
+        cells = [(Fraction(0), us[0])] + list(zip(us[:-1], us[1:]))
+        def gap(c):
+            a, b = c
+            return (b - a) * (eta(b).upper - (eta(a).lower if a > 0 else 0))
+        a, b = max(cells, key=gap)
+        m = Fraction(round((a + b) / 2 * 2**32), 2**32)
+        if not a < m < b or lam_lo / m <= lam_hi:
+            break
+        us = sorted(us + [m])
+        eta(m)
+    lo, hi = bounds(us)
     return Interval(lo, max(lo, min(hi, Fraction(1))))

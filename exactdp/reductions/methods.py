@@ -75,6 +75,10 @@ AUTO_MAX_NODES = 2_000_000
 #: e_k of k floats per guess), so 2e6 nodes would be a silent half hour; beyond it auto goes on
 #: to the next method (kfourier) or says the case is out of reach
 KCOPIES_AUTO_MAX_NODES = 50_000
+#: from this many coarse histograms on (k > 1), eta tries the k-copies search before the exact
+#: enumeration (~0.2 ms per histogram: N = 50, L = 3, k = 2 has 176851, 38 CPU s; its k-copies
+#: search takes 0.1 s); the enumeration stays next when the search's budget runs out
+KCOPIES_BEFORE_EXACT = 20_000
 
 
 def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
@@ -101,6 +105,10 @@ def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
             out.append("kcopies")
             if big and P.k * P.N < KFOURIER_FIRST:
                 out.append("kfourier")
+            if (out[:1] == ["exact"] and rt == "exact" and P.k > 1
+                    and pairs.check_capacity(pairs.reduce_pair(P)) > KCOPIES_BEFORE_EXACT):
+                out.remove("exact")          # the k-copies search first, the enumeration next
+                out.insert(out.index("kcopies") + 1, "exact")
         if P.k == 1 and distance_one(P) is not None and P.N <= TWOTYPE_MAX_N:
             out.append("twotype")
         if one_minority(P) is not None:
