@@ -180,3 +180,14 @@ def test_cli_says_digits_not_reached_in_one_line(capsys):
     rc = main(["eta", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2", "--digits", "8"])
     err = capsys.readouterr().err
     assert rc == 2 and "--digits 6" in err and err.count("\n") == 1
+
+
+def test_cli_tree_enclosure_without_lower_end_says_the_bound_is_the_answer(capsys):
+    """delta at L = 1, N = 47857, q = 0.1778, eps = 1 lies far below 1e-1124: the tree's
+    refinements never find a positive lower end, so "ask for fewer digits" would mislead."""
+    from exactdp.apps.cli import main
+    rc = main(["delta", "-N", "47857", "-L", "1", "-q", "0.1778", "--eps", "1"])
+    err = capsys.readouterr().err
+    assert rc == 3 and err.startswith("exactdp: digits not reached: ") and err.count("\n") == 1
+    assert "enclosure [0, " in err and "no positive lower end" in err
+    assert "ask for fewer" not in err

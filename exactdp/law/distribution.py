@@ -216,9 +216,12 @@ class PrivacyRatio:
                           log10_abs(mag) - digits - 3 - rmax_log)
             prec += 64
             thr = self._threshold(x, eps, prec)
+        hint = ("ask for fewer digits" if iv.lower > 0 else
+                "no positive lower end was found: the value is below the enclosure's upper end, "
+                "a certified bound and the answer here (in Python: the exception's .reached)")
         return require_digits(iv, digits, what,
                               f"after 6 refinements (working precision {prec - 64} bits, "
-                              f"truncation 1e{tol_log:.0f}); ask for fewer digits")
+                              f"truncation 1e{tol_log:.0f}); {hint}")
 
     def _capacity_check(self, f, tol, max_seconds, *, ftol=1e-16, prec=None):
         """Predict the certified node count from the fast run (at truncation ``ftol``)
