@@ -284,3 +284,25 @@ def test_calibrate_k_deployment_from_a_wrong_guess():
         lo, hi = c["q"].lower, c["q"].upper
         assert 0.3435 < lo < hi < 0.3445 and (hi - lo) / hi <= F(1, 1000)
         assert c["value_at_q"].upper <= F(1, 100) < c["value_at_q_lo"].lower
+
+
+def test_root_bracket_stops_at_the_engines_precision_floor():
+    """When the enclosures stay wider than asked (kfourier's floor at large k), the search stops
+    after STUCK such evaluations with done = False and a still-certified bracket; the wrappers then
+    raise DigitsNotMetError with it (test_secant_route_bad_input_and_digits_not_reached)."""
+    import math
+    from exactdp.core.interval import Interval
+    from exactdp.apps.kflag import STUCK, _root_bracket
+    root, t = 2.0, F(1, 100)
+
+    def f(u, relw):
+        key = F(round(u * 10**9), 10**9)
+        v = F(0.01 * math.exp(-1.6 * (float(key) - root)))
+        w = v * F(max(relw, 6e-4))
+        return Interval(v - w / 2, v + w / 2), key, float(key)
+    r = _root_bracket(f, t, 2.3, rel=1e-5, lo=0.0, hi=50.0, step=0.1, slope=-4.0)
+    assert not r["done"] and r["evals"] < 15
+    (ka, va), (kb, vb) = r["a"], r["b"]
+    assert va.lower > t >= vb.upper and ka < root < kb and r["width"] < 2e-3
+    r = _root_bracket(f, t, 2.3, rel=1e-3, lo=0.0, hi=50.0, step=0.1, slope=-4.0)
+    assert r["done"] and STUCK >= 2
