@@ -306,3 +306,17 @@ def test_root_bracket_stops_at_the_engines_precision_floor():
     assert va.lower > t >= vb.upper and ka < root < kb and r["width"] < 2e-3
     r = _root_bracket(f, t, 2.3, rel=1e-3, lo=0.0, hi=50.0, step=0.1, slope=-4.0)
     assert r["done"] and STUCK >= 2
+
+
+def test_root_bracket_far_from_the_target_is_not_a_precision_floor():
+    """Enclosures of a tiny eta far from the root are wide in relative terms ([0, tol]): a bad
+    guess there must not end the search (only widths near the target count)."""
+    from exactdp.core.interval import Interval
+    from exactdp.apps.kflag import _root_bracket
+    inner = _synthetic(0.343953)
+
+    def f(u, relw):
+        iv, key, x = inner(u, relw)
+        return (Interval(0, max(iv.upper, F(1, 10**6))) if iv.upper < F(1, 1000) else iv), key, x
+    r = _root_bracket(f, F(1, 100), 0.40, rel=1e-3, lo=0.001, hi=0.4999, step=0.002, slope=-200.0)
+    assert r["done"] and r["a"][0] < 0.343953 < r["b"][0]

@@ -512,7 +512,8 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     target``), whatever the guess; undecided ones only feed the secant.  Returns
     ``{"a": (key, Interval) or None, "b": ..., "evals": n, "width": (b - a) / b, "done": bool}``
     (``done``: the width ``rel`` reached within ``max_evals``, and before :data:`STUCK`
-    enclosures in a row come back more than 3 times wider than asked; when done, ``a`` is None only if
+    enclosures in a row within a factor 2 of the target come back more than 3 times wider than
+    asked; when done, ``a`` is None only if
     ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls (eta is a step function of lam and q at small N: R
     has atoms) every third evaluation bisects the bracket."""
     t = Fraction(target)
@@ -528,8 +529,10 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
         relw = min(max(relw, REL_FLOOR), 0.2)
         iv, key, u = f(u, relw)
         n += 1
-        # an enclosure far wider than asked (the engine's floor, e.g. k >= 8 at L = 40): counted
-        wide = iv.upper > 0 and float(iv.width / iv.upper) > 3 * relw
+        # an enclosure near the target far wider than asked (the engine's floor, e.g. k >= 8 at
+        # L = 40): counted; far from the target (eta tiny or large) the width does not matter
+        wide = (t / 2 <= iv.upper and iv.lower <= 2 * t
+                and float(iv.width / iv.upper) > 3 * relw)
         stuck = stuck + 1 if wide else 0
         if iv.upper <= t:
             if ends["b"] is None or u < ends["b"][0]:
