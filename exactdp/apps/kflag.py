@@ -161,8 +161,8 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
     target = delta if delta is not None else eta
     pairs = _pairs(N, L, k, direction)
     if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
-        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess, log,
-                               direction)
+        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess=guess,
+                               log=log, direction=direction)
     if strategy == "secant":
         raise ParameterError("strategy 'secant' needs an eta target (delta: 'bisect' or 'auto')")
     if delta is not None:
@@ -179,7 +179,7 @@ def _strategy(s) -> str:
     return s
 
 
-def _epsilon_secant(pairs, q, k, target, top, digits, guess, log, direction) -> Interval:
+def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction) -> Interval:
     """eps for an eta target by :func:`_root_bracket` in ``u = eps`` (rational ``lam`` near
     ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
     from ..core.lam import ln_interval
@@ -201,7 +201,7 @@ def _epsilon_secant(pairs, q, k, target, top, digits, guess, log, direction) -> 
         # (beyond e^650 floats overflow: the top, where eta = 0)
         lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 650 else top
         lam = min(lam, top)
-        return (_eta_rel(pairs, q, lam, None, relw, target, ratio), lam,
+        return (_eta_rel(pairs, q, lam, None, relw, target, ratio=ratio), lam,
                 math.log(lam.numerator) - math.log(lam.denominator))
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=0.0, hi=eps_max, step=0.1,
@@ -272,8 +272,8 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
         raise ParameterError(f"strategy must be 'auto', 'secant' or 'scan', got {strategy!r}")
     pairs = _pairs(N, L, k, direction)
     if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
-        return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess, log,
-                                 direction)
+        return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess=guess,
+                                 log=log, direction=direction)
     if strategy == "secant":
         raise ParameterError("strategy 'secant' needs an eta target (delta: 'scan' or 'auto')")
 
@@ -324,7 +324,7 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     return {"q": Interval(a, b), "value_at_q": vb, "note": ""}
 
 
-def _calibrate_secant(pairs, k, lam, eps, target, digits, guess, log, direction) -> dict:
+def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, direction) -> dict:
     """The least q for an eta target by :func:`_root_bracket` in ``u = q`` (rationals with
     ``digits + 4`` decimals)."""
     lam = domains.LAM.parse(lam) if lam is not None else None
@@ -348,7 +348,7 @@ def _calibrate_secant(pairs, k, lam, eps, target, digits, guess, log, direction)
 
     def f(u, relw):
         qq = min(max(Fraction(round(u * scale), scale), lo), hi)
-        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio), qq, float(qq)
+        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio=ratio), qq, float(qq)
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=float(lo), hi=float(hi),
                         step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS)
@@ -473,7 +473,7 @@ def _secant_route(pairs) -> bool:
     return all(P.k > 1 and methods.supported(P, "eta")[:1] == ("kfourier",) for P in pairs)
 
 
-def _eta_rel(pairs, q, lam, eps, relw, target, ratio) -> Interval:
+def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
     """Certified eta of the worse pair with relative width about ``relw`` near ``target``:
     the large-N k-copies strategy at heavy-node tolerance ``relw target / ratio`` (its width is a
     few times ``tol``; ``ratio`` is updated with what is seen), else :mod:`~exactdp.reductions.methods`."""
@@ -514,8 +514,9 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     (``done``: the width ``rel`` reached within ``max_evals``, and before :data:`STUCK`
     enclosures in a row within a factor 2 of the target come back more than 3 times wider than
     asked; when done, ``a`` is None only if
-    ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls (eta is a step function of lam and q at small N: R
-    has atoms) every third evaluation bisects the bracket."""
+    ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls
+    (eta is a step function of lam and q at small N: R has atoms) every third evaluation
+    bisects the bracket."""
     t = Fraction(target)
     lt = math.log(t)
     t0 = time.time()
@@ -632,7 +633,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
             "evals": n, "width": width, "done": done()}
 
 
-def _mc_root(fn, target: float, u0: float, u1: float, lo: float, hi: float, draws: int,
+def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, draws: int,
              log=None, what="u") -> tuple[float, bool]:
     """The secant on ``log`` of a seeded Monte Carlo estimate ``fn(u)`` (nonincreasing in u): a
     root *estimate* (not certified) and whether it came near the target."""
@@ -665,12 +666,14 @@ def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None) -> floa
             e = float(eps)
             fn = lambda u: mc_eta(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
                                   draws=MC_DRAWS, seed=MC_SEED, reverse=rev)
-            u, ok = _mc_root(fn, float(target), 0.36, 0.365, 0.01, 0.499, MC_DRAWS, log, "q")
+            u, ok = _mc_root(fn, float(target), 0.36, 0.365, lo=0.01, hi=0.499, draws=MC_DRAWS,
+                             log=log, what="q")
         else:
             qq = Fraction(q)
             fn = lambda u: mc_eta(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
                                   reverse=rev)
-            u, ok = _mc_root(fn, float(target), 2.0, 2.2, 1e-6, 50.0, MC_DRAWS, log, "eps")
+            u, ok = _mc_root(fn, float(target), 2.0, 2.2, lo=1e-6, hi=50.0, draws=MC_DRAWS,
+                             log=log, what="eps")
         if ok:
             out.append(u)
     return max(out) if out else None
