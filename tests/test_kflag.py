@@ -284,3 +284,39 @@ def test_calibrate_k_deployment_from_a_wrong_guess():
         lo, hi = c["q"].lower, c["q"].upper
         assert 0.3435 < lo < hi < 0.3445 and (hi - lo) / hi <= F(1, 1000)
         assert c["value_at_q"].upper <= F(1, 100) < c["value_at_q_lo"].lower
+
+
+def test_root_bracket_stops_at_the_engines_precision_floor():
+    """When the enclosures stay wider than asked (kfourier's floor at large k), the search stops
+    after STUCK such evaluations with done = False and a still-certified bracket; the wrappers then
+    raise DigitsNotMetError with it (test_secant_route_bad_input_and_digits_not_reached)."""
+    import math
+    from exactdp.core.interval import Interval
+    from exactdp.apps.kflag import STUCK, _root_bracket
+    root, t = 2.0, F(1, 100)
+
+    def f(u, relw):
+        key = F(round(u * 10**9), 10**9)
+        v = F(0.01 * math.exp(-1.6 * (float(key) - root)))
+        w = v * F(max(relw, 6e-4))
+        return Interval(v - w / 2, v + w / 2), key, float(key)
+    r = _root_bracket(f, t, 2.3, rel=1e-5, lo=0.0, hi=50.0, step=0.1, slope=-4.0)
+    assert not r["done"] and r["evals"] < 15
+    (ka, va), (kb, vb) = r["a"], r["b"]
+    assert va.lower > t >= vb.upper and ka < root < kb and r["width"] < 2e-3
+    r = _root_bracket(f, t, 2.3, rel=1e-3, lo=0.0, hi=50.0, step=0.1, slope=-4.0)
+    assert r["done"] and STUCK >= 2
+
+
+def test_root_bracket_far_from_the_target_is_not_a_precision_floor():
+    """Enclosures of a tiny eta far from the root are wide in relative terms ([0, tol]): a bad
+    guess there must not end the search (only widths near the target count)."""
+    from exactdp.core.interval import Interval
+    from exactdp.apps.kflag import _root_bracket
+    inner = _synthetic(0.343953)
+
+    def f(u, relw):
+        iv, key, x = inner(u, relw)
+        return (Interval(0, max(iv.upper, F(1, 10**6))) if iv.upper < F(1, 1000) else iv), key, x
+    r = _root_bracket(f, F(1, 100), 0.40, rel=1e-3, lo=0.001, hi=0.4999, step=0.002, slope=-200.0)
+    assert r["done"] and r["a"][0] < 0.343953 < r["b"][0]

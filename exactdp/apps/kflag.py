@@ -21,7 +21,12 @@ Beyond the engines' capacity the answer is a one-line
 :class:`~exactdp.core.errors.CapacityError` (exit code 2 on the command line).
 eps is found by bisection on rational ``lam`` in ``[1, e^(k eps0)]``
 (:func:`exactdp.apps.peers.bisect_epsilon`), q by a certified scan and bisection
-(:func:`k_calibrate`).
+(:func:`k_calibrate`); with an eta target where the large-N strategy comes first
+(``k N >= 10^4``, e.g. 000 §6.1's L = 40, N = 10^7) both by the certified secant of
+:func:`_root_bracket` instead: a seeded Monte Carlo estimate
+(:func:`exactdp.apps.kscale.mc_eta`, not certified) places the start, each certified eta is
+as precise as its comparison with the target needs, and the bracket's ends are certified
+evaluations on either side of the target whatever the start.
 
 >>> iv = k_eta(10, 2, "1/4", 2, lam=2)
 >>> float(iv.lower) > 0.39
@@ -156,8 +161,8 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
     target = delta if delta is not None else eta
     pairs = _pairs(N, L, k, direction)
     if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
-        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess, log,
-                               direction)
+        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess=guess,
+                               log=log, direction=direction)
     if strategy == "secant":
         raise ParameterError("strategy 'secant' needs an eta target (delta: 'bisect' or 'auto')")
     if delta is not None:
@@ -174,7 +179,7 @@ def _strategy(s) -> str:
     return s
 
 
-def _epsilon_secant(pairs, q, k, target, top, digits, guess, log, direction) -> Interval:
+def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction) -> Interval:
     """eps for an eta target by :func:`_root_bracket` in ``u = eps`` (rational ``lam`` near
     ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
     from ..core.lam import ln_interval
@@ -193,9 +198,11 @@ def _epsilon_secant(pairs, q, k, target, top, digits, guess, log, direction) -> 
     ratio = [8.0]
 
     def f(u, relw):
-        lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 700 else top
+        # (beyond e^650 floats overflow: the top, where eta = 0)
+        lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 650 else top
         lam = min(lam, top)
-        return _eta_rel(pairs, q, lam, None, relw, target, ratio), lam, math.log(lam)
+        return (_eta_rel(pairs, q, lam, None, relw, target, ratio=ratio), lam,
+                math.log(lam.numerator) - math.log(lam.denominator))
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=0.0, hi=eps_max, step=0.1,
                         slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS)
@@ -265,8 +272,8 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
         raise ParameterError(f"strategy must be 'auto', 'secant' or 'scan', got {strategy!r}")
     pairs = _pairs(N, L, k, direction)
     if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
-        return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess, log,
-                                 direction)
+        return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess=guess,
+                                 log=log, direction=direction)
     if strategy == "secant":
         raise ParameterError("strategy 'secant' needs an eta target (delta: 'scan' or 'auto')")
 
@@ -317,7 +324,7 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     return {"q": Interval(a, b), "value_at_q": vb, "note": ""}
 
 
-def _calibrate_secant(pairs, k, lam, eps, target, digits, guess, log, direction) -> dict:
+def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, direction) -> dict:
     """The least q for an eta target by :func:`_root_bracket` in ``u = q`` (rationals with
     ``digits + 4`` decimals)."""
     lam = domains.LAM.parse(lam) if lam is not None else None
@@ -341,7 +348,7 @@ def _calibrate_secant(pairs, k, lam, eps, target, digits, guess, log, direction)
 
     def f(u, relw):
         qq = min(max(Fraction(round(u * scale), scale), lo), hi)
-        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio), qq, float(qq)
+        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio=ratio), qq, float(qq)
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=float(lo), hi=float(hi),
                         step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS)
@@ -452,6 +459,10 @@ MC_SEED = 3
 #: eta ~ 1 %), and the most certified evaluations of one bracket
 REL_FLOOR = 1e-7
 MAX_EVALS = 40
+#: this many certified etas in a row more than 3x wider than asked end the search (the engine's
+#: precision floor: at L = 40, N = 10^7, k = 16 about 6e-4 relative; eps's bracket at 10^-4 would
+#: need ~3e-4 where log eta falls by only ~1.6 per unit eps): the reached bracket is reported
+STUCK = 2
 #: digits of eps / q by default on the secant route (each digit costs a tighter certified eta)
 LARGE_DIGITS = 4
 
@@ -462,7 +473,7 @@ def _secant_route(pairs) -> bool:
     return all(P.k > 1 and methods.supported(P, "eta")[:1] == ("kfourier",) for P in pairs)
 
 
-def _eta_rel(pairs, q, lam, eps, relw, target, ratio) -> Interval:
+def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
     """Certified eta of the worse pair with relative width about ``relw`` near ``target``:
     the large-N k-copies strategy at heavy-node tolerance ``relw target / ratio`` (its width is a
     few times ``tol``; ``ratio`` is updated with what is seen), else :mod:`~exactdp.reductions.methods`."""
@@ -500,22 +511,30 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     ``a`` (certified violated, ``f.lower > target``) or ``b`` (certified met, ``f.upper <=
     target``), whatever the guess; undecided ones only feed the secant.  Returns
     ``{"a": (key, Interval) or None, "b": ..., "evals": n, "width": (b - a) / b, "done": bool}``
-    (``done``: the width ``rel`` reached within ``max_evals``; when done, ``a`` is None only if
-    ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls (eta is a step function of lam and q at small N: R
-    has atoms) every third evaluation bisects the bracket."""
+    (``done``: the width ``rel`` reached within ``max_evals``, and before :data:`STUCK`
+    enclosures in a row within a factor 2 of the target come back more than 3 times wider than
+    asked; when done, ``a`` is None only if
+    ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls
+    (eta is a step function of lam and q at small N: R has atoms) every third evaluation
+    bisects the bracket."""
     t = Fraction(target)
     lt = math.log(t)
     t0 = time.time()
     pts = []
     ends = {"a": None, "b": None}          # (u, key, iv)
     seen = {}
-    n = 0
+    n = stuck = 0
 
     def ev(u, relw):
-        nonlocal n
+        nonlocal n, stuck
         relw = min(max(relw, REL_FLOOR), 0.2)
         iv, key, u = f(u, relw)
         n += 1
+        # an enclosure near the target far wider than asked (the engine's floor, e.g. k >= 8 at
+        # L = 40): counted; far from the target (eta tiny or large) the width does not matter
+        wide = (t / 2 <= iv.upper and iv.lower <= 2 * t
+                and float(iv.width / iv.upper) > 3 * relw)
+        stuck = stuck + 1 if wide else 0
         if iv.upper <= t:
             if ends["b"] is None or u < ends["b"][0]:
                 ends["b"] = (u, key, iv)
@@ -533,7 +552,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
         if log:
             a, b = ends["a"], ends["b"]
             log(f"  [{n}] {what} = {u:.10g}: eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
-                f"{side}; {what} in [{'?' if a is None else f'{a[0]:.8g}'}, "
+                f"(asked {relw:.1g} relative) {side}; {what} in [{'?' if a is None else f'{a[0]:.8g}'}, "
                 f"{'?' if b is None else f'{b[0]:.8g}'}] ({time.time() - t0:.0f} s)")
         return side, key
 
@@ -567,7 +586,8 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     d = step
     slow, last, boost = 0, math.inf, 1.0
     ev(min(max(guess, lo), hi), 0.5 * abs(slope) * d)
-    while not done() and n < max_evals:
+    # two enclosures in a row far wider than asked: the width is out of the engine's reach here
+    while not done() and n < max_evals and stuck < STUCK:
         a, b = ends["a"], ends["b"]
         pr = predict()
         s = slope
@@ -613,7 +633,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
             "evals": n, "width": width, "done": done()}
 
 
-def _mc_root(fn, target: float, u0: float, u1: float, lo: float, hi: float, draws: int,
+def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, draws: int,
              log=None, what="u") -> tuple[float, bool]:
     """The secant on ``log`` of a seeded Monte Carlo estimate ``fn(u)`` (nonincreasing in u): a
     root *estimate* (not certified) and whether it came near the target."""
@@ -646,12 +666,14 @@ def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None) -> floa
             e = float(eps)
             fn = lambda u: mc_eta(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
                                   draws=MC_DRAWS, seed=MC_SEED, reverse=rev)
-            u, ok = _mc_root(fn, float(target), 0.36, 0.365, 0.01, 0.499, MC_DRAWS, log, "q")
+            u, ok = _mc_root(fn, float(target), 0.36, 0.365, lo=0.01, hi=0.499, draws=MC_DRAWS,
+                             log=log, what="q")
         else:
             qq = Fraction(q)
             fn = lambda u: mc_eta(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
                                   reverse=rev)
-            u, ok = _mc_root(fn, float(target), 2.0, 2.2, 1e-6, 50.0, MC_DRAWS, log, "eps")
+            u, ok = _mc_root(fn, float(target), 2.0, 2.2, lo=1e-6, hi=50.0, draws=MC_DRAWS,
+                             log=log, what="eps")
         if ok:
             out.append(u)
     return max(out) if out else None
