@@ -213,6 +213,7 @@ def test_dropped_children_bounded_in_groups(monkeypatch):
     dropped one's and contains a finer run's (forward, L = 12, N = 2 * 10^5, k = 2)."""
     from exactdp.reductions import kfourier as kf
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(kf, "PENULT_FRACTION", 1.0)          # isolate the groups
     monkeypatch.setattr(kf, "PARTIAL_DROP", False)
     a = kfourier_eta(P, q, lam, tol=1e-4)
     fine = kfourier_eta(P, q, lam, tol=1e-6)
