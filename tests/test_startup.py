@@ -50,6 +50,33 @@ def test_fast_path_does_not_load_sympy_scipy_matplotlib():
     assert not loaded & {"sympy", "scipy", "matplotlib"}, loaded
 
 
+def test_fast_queries_at_issue16_sizes_load_no_numpy():
+    """N = 5000, L = 5 (issue 16's benchmark): eta and delta in both directions answer
+    from the compiled walk without the tree-size prediction (numpy, ~0.1 s)."""
+    from exactdp.engine.ckernel import available
+    if not available():
+        pytest.skip("compiled kernel not built")
+    loaded = _loaded_after("import exactdp\n"
+                           "for d in ('forward', 'reverse'):\n"
+                           "    m = exactdp.from_randomized_response(5000, 5, '0.1778', d)\n"
+                           "    m.eta(2, method='fast'); m.delta(2, method='fast')")
+    assert "numpy" not in loaded
+
+
+def test_fast_small_gives_the_estimate_of_the_predicted_route(monkeypatch):
+    """The compiled-first try is the float tree choose_method picks: the same estimate."""
+    from exactdp.law import distribution as dist
+    for direction in ("forward", "reverse"):
+        first = exactdp.from_randomized_response(3000, 5, "0.2109", direction)
+        a = (first.eta(2, method="fast"), first.delta(2, method="fast"))
+        monkeypatch.setattr(dist, "FAST_COMPILED_FIRST_MAX_N", 0)
+        other = exactdp.from_randomized_response(3000, 5, "0.2109", direction)
+        assert other.choose_method(fast=True, x=2) == "tree"
+        b = (other.eta(2, method="fast"), other.delta(2, method="fast"))
+        monkeypatch.undo()
+        assert [(e.value, e.error) for e in a] == [(e.value, e.error) for e in b]
+
+
 def test_cli_module_loads_no_numerical_library():
     loaded = _loaded_after("import exactdp.apps.cli")
     assert not loaded & set(HEAVY), loaded & set(HEAVY)

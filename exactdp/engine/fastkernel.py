@@ -234,14 +234,16 @@ def _rows(th: float, ms: np.ndarray, K: float):
     return _ChunkedRows(th, ums, K)
 
 
-def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True, row_tol=1e-6):
+def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=True, row_tol=1e-6,
+              max_nodes=COMPILED_MAX_NODES):
     """The compiled walk (:func:`exactdp.engine.ckernel.compiled_tail_sums`) as a
     :class:`FastTailSums` (midpoints of its enclosures in X units; drops as upper
     bounds), or ``None`` when it is not built, does not apply or exceeds
     :data:`COMPILED_MAX_NODES`.  As the numpy tree, it measures excesses from the
     rational ``num/den`` (for an irrational threshold, the midpoint of the lattice
     cell that holds it, :class:`exactdp.engine.kernel.Threshold`: no integer Z
-    meets it, so the classification is the certified one).  With ``side``, only that
+    meets it, so the classification is the certified one); ``max_nodes``: its node
+    budget.  With ``side``, only that
     side is summed (:func:`fast_tail_sums`), with ``excess=False`` only probabilities;
     the fields not summed are NaN."""
     from .ckernel import available, compiled_tail_sums
@@ -255,7 +257,7 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
     # estimate keeps single-child drop bounds and whole rows (its stated error)
     magnitude = row_tol >= 0.5
     try:
-        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=COMPILED_MAX_NODES,
+        r = compiled_tail_sums(mech, n, P, Q, True, tol=Fraction(tol), prec=128, max_nodes=max_nodes,
                                side=side, excess=excess, row_tol=row_tol, drop_bits=0 if magnitude else 20,
                                mass_cut=magnitude)
     except CapacityError:
@@ -284,7 +286,9 @@ def _compiled(mech, n, tau_num, tau_den, tau_exact, tol, *, side=None, excess=Tr
 
 def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exact: bool,
                    *, tol: float = 1e-16, max_children: int = 30_000_000,
-                   side: str | None = None, excess: bool = True, row_tol: float = 1e-6) -> FastTailSums:
+                   side: str | None = None, excess: bool = True, row_tol: float = 1e-6,
+                   compiled: bool | None = None,
+                   compiled_max_nodes: int = COMPILED_MAX_NODES) -> FastTailSums | None:
     """Float tail sums of ``X = sum_l T_l c_l`` with ``T ~ MN(n, pi0)`` around
     ``tau = tau_num / (tau_den * scale)`` (the same rational threshold the
     certified kernel classifies with).  ``side`` (``"above"``, ``"below"``) lets the
@@ -292,13 +296,21 @@ def fast_tail_sums(mech: Mechanism, n: int, tau_num: int, tau_den: int, tau_exac
     probabilities (the fields not summed are then NaN); the numpy tree sums all.
     ``row_tol``: the compiled walk's binomial rows stop where the mass beyond is below
     ``row_tol * tol`` (their tails join the stated error; ``1/2`` for a magnitude
-    estimate: fewer cells, an error a few times larger for values far below ``tol``)."""
+    estimate: fewer cells, an error a few times larger for values far below ``tol``).
+    ``compiled``: ``None`` tries the compiled walk, then the numpy tree; ``True`` only the
+    compiled walk (``None`` when it is not built or exceeds :data:`COMPILED_MAX_NODES`;
+    numpy is then never imported); ``False`` only the numpy tree.  ``compiled_max_nodes``:
+    the compiled walk's node budget."""
     from ..core.errors import CapacityError
     t0 = time.perf_counter()
-    r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess, row_tol=row_tol)
-    if r is not None:
-        r.tol = tol
-        return r
+    if compiled is not False:
+        r = _compiled(mech, n, tau_num, tau_den, tau_exact, tol, side=side, excess=excess, row_tol=row_tol,
+                      max_nodes=compiled_max_nodes)
+        if r is not None:
+            r.tol = tol
+            return r
+        if compiled:
+            return None
     L = mech.L
     W = mech.weights
     scale = mech.scale

@@ -51,6 +51,12 @@ __all__ = ["PrivacyRatio", "WorstCase", "Estimate", "from_randomized_response", 
 
 #: subtree mass below which fast mode does not expand (its mass enters the error bound)
 FAST_TOL = 1e-14
+#: fast mode up to this N and L tries the compiled float walk first, within
+#: FAST_COMPILED_FIRST_NODES nodes (e.g. ~35k at N = 5000, L = 5; a walk stopped at the
+#: budget costs ~0.5 s), before predicting the tree's size (which imports numpy, ~0.1 s)
+FAST_COMPILED_FIRST_MAX_N = 20_000
+FAST_COMPILED_FIRST_MAX_L = 6
+FAST_COMPILED_FIRST_NODES = 250_000
 #: truncation of the fast run that estimates a certified query's magnitude (refined when
 #: the quantity is below 1e3 times it); its node count also predicts the certified tree's
 #: time when a time limit is given (``PrivacyRatio._capacity_check``)
@@ -118,19 +124,30 @@ class PrivacyRatio:
         norm = Fraction(self._norm)
         return lam_threshold(norm, lam=x, eps=eps, invert=(self.direction == "reverse"), prec=prec)
 
-    def _fast(self, thr: Threshold, tol: float, sums=None, row_tol: float = 1e-6):
+    def _fast(self, thr: Threshold, tol: float, sums=None, row_tol: float = 1e-6, *,
+              compiled_only: bool = False):
         """Fast tail sums at ``thr``, cached per threshold, tolerance, ``sums`` and
         ``row_tol``: ``sums`` is ``None`` (everything) or ``(side, excess)``, the part a query
         reads (``side`` ``"above"`` or ``"below"`` tau, ``excess`` False: probabilities
         only; the rest is NaN); ``row_tol`` as in
-        :func:`exactdp.engine.fastkernel.fast_tail_sums` (1/2 for the magnitude run)."""
+        :func:`exactdp.engine.fastkernel.fast_tail_sums` (1/2 for the magnitude run);
+        ``compiled_only``: ``None`` where only the numpy float tree could answer (remembered:
+        a later call goes to the numpy tree at once)."""
         key = ("fast", thr.num, thr.den, tol) + ((sums,) if sums else ()) + ((row_tol,) if row_tol != 1e-6 else ())
         r = self.cache.get(key)
         if r is None:
             from ..engine.fastkernel import fast_tail_sums  # numpy only when the float path runs
             side, excess = sums or (None, True)
+            failed = ("fast-compiled-exceeded",) + key
+            if compiled_only and failed in self.cache:
+                return None
             r = fast_tail_sums(self.mechanism, self.N, thr.num, thr.den, thr.exact, tol=tol, side=side,
-                               excess=excess, row_tol=row_tol)
+                               excess=excess, row_tol=row_tol,
+                               compiled=True if compiled_only else (False if failed in self.cache else None),
+                               **({"compiled_max_nodes": FAST_COMPILED_FIRST_NODES} if compiled_only else {}))
+            if r is None:
+                self.cache[failed] = True
+                return None
             self.cache[key] = r
         return r
 
@@ -513,6 +530,10 @@ class PrivacyRatio:
     def _query(self, x, eps, digits, method, quantity, kind, *, progress, max_seconds,
                fallback=None, sums=None):
         refused = None
+        if method == "fast":
+            f = self._fast_small(x, eps, sums)
+            if f is not None:
+                return self._fast_estimate(f, quantity, kind)
         if method == "fast" and self.choose_method(fast=True, x=x, eps=eps) == "tree":
             try:
                 return self._query(x, eps, digits, "fast-tree", quantity, kind, progress=progress,
@@ -533,17 +554,26 @@ class PrivacyRatio:
                     raise refused from None
                 # the light law is too atomic to smooth: the float tree instead
         if method in ("fast", "fast-tree"):
-            thr = self._threshold(x, eps, 128)
-            tol = FAST_TOL
-            f = self._fast(thr, tol, sums)
-            v = quantity(f, True)
-            err = self._fast_error(f, abs(v), kind)
-            return Estimate(float(v), err)
+            return self._fast_estimate(self._fast(self._threshold(x, eps, 128), FAST_TOL, sums),
+                                       quantity, kind)
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
         return self._exact(x, eps, digits, quantity, progress, max_seconds,
                            what=f"{kind} ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
                            fallback=fallback, sums=sums)
+
+    def _fast_small(self, x, eps, sums):
+        """Fast mode's first try at small N and L: the compiled float walk within
+        :data:`FAST_COMPILED_FIRST_NODES` nodes -- the float tree :meth:`choose_method`
+        would pick there, without its node-count prediction (which imports numpy);
+        ``None`` beyond the budget or when the walk is not built."""
+        if self.N > FAST_COMPILED_FIRST_MAX_N or self.L > FAST_COMPILED_FIRST_MAX_L:
+            return None
+        return self._fast(self._threshold(x, eps, 128), FAST_TOL, sums, compiled_only=True)
+
+    def _fast_estimate(self, f, quantity, kind) -> Estimate:
+        v = quantity(f, True)
+        return Estimate(float(v), self._fast_error(f, abs(v), kind))
 
     def _fast_error(self, f, value, kind):
         fwd = self.direction == "forward"
@@ -638,6 +668,18 @@ class PrivacyRatio:
             tau_iv = arb_to_interval(ts.tau.ball)
             return _div_pos(ts.excess_below(), tau_iv).clip(0, 1)
 
+        sums = ("above" if fwd else "below", True)
+
+        def fast_estimate(f):
+            v = quantity(f, True)
+            trunc = f.drop_up / self.N if fwd else f.drop_lo / f.tau_x
+            err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10
+            return Estimate(max(float(v), 0.0), err)
+
+        if method == "fast":
+            f = self._fast_small(lam, eps, sums)
+            if f is not None:
+                return fast_estimate(f)
         if method == "fast" and self.choose_method(fast=True, x=lam, eps=eps) == "fourier":
             try:
                 try:
@@ -650,12 +692,7 @@ class PrivacyRatio:
             except PrecisionError:
                 pass        # the light law is too atomic to smooth: the float tree instead
         if method == "fast":
-            thr = self._threshold(lam, eps, 128)
-            f = self._fast(thr, FAST_TOL, ("above" if fwd else "below", True))
-            v = quantity(f, True)
-            trunc = f.drop_up / self.N if fwd else f.drop_lo / f.tau_x
-            err = trunc + 4 * 1e-16 + self._rounding() * abs(v) * 10
-            return Estimate(max(float(v), 0.0), err)
+            return fast_estimate(self._fast(self._threshold(lam, eps, 128), FAST_TOL, sums))
         if method != "exact":
             raise ParameterError(f"method must be 'exact', 'fourier' or 'fast', got {method!r}")
 
@@ -665,7 +702,7 @@ class PrivacyRatio:
 
         return self._exact(lam, eps, digits, quantity, progress, max_seconds,
                            what=f"delta ({self.direction}, N={self.N}, L={self.L}, q={self.q})",
-                           fallback=fallback, sums=("above" if fwd else "below", True))
+                           fallback=fallback, sums=sums)
 
     # --------------------------------------------------------------- moments
     def _moments_X(self):
