@@ -320,3 +320,18 @@ def test_root_bracket_far_from_the_target_is_not_a_precision_floor():
         return (Interval(0, max(iv.upper, F(1, 10**6))) if iv.upper < F(1, 1000) else iv), key, x
     r = _root_bracket(f, F(1, 100), 0.40, rel=1e-3, lo=0.001, hi=0.4999, step=0.002, slope=-200.0)
     assert r["done"] and r["a"][0] < 0.343953 < r["b"][0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "--k", "2", "-N", "10000000", "-L", "40", "--eps", "2", "--eta", "0.01"],
+    ["epsilon", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eta", "0.01"],
+    ["delta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2"],
+])
+def test_readme_quotes_of_the_k2_inverse_queries(argv, capsys):
+    """README's --k paragraph quotes these certified brackets from a fresh run (25-40 s each)."""
+    from pathlib import Path
+    assert main(argv + ["--quiet"]) == 0
+    printed = capsys.readouterr().out.split("  (")[0].strip()       # e.g. "q in [0.343951, 0.343968]"
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert f"gives {printed}" in readme, printed
