@@ -308,26 +308,7 @@ def clone_epsilon(n, e0, delta, *, variant: str = "fmt23", rel: float = 1e-6) ->
     """
     n = _parse_n(n)
     e0 = _parse_e0(e0)
-    d = _DELTA.parse(delta)
-    lo, hi = Fraction(1), e0
-    lo_cert = Fraction(1)  # largest lam where delta > target is certified (1: trivially eps >= 0)
-    if clone_delta(n, e0, lo, variant=variant).upper <= d:
-        hi = lo
-    else:
-        while not _converged(lo, hi, rel):
-            mid = _round_rational((lo + hi) / 2)
-            iv = clone_delta(n, e0, mid, variant=variant)
-            if iv.upper <= d:
-                hi = mid
-            else:  # undecided counts as "not met" for the upper end, but is not certified
-                lo = mid
-                if iv.lower > d:
-                    lo_cert = mid
-        lo = lo_cert
-    with ctx.workprec(128):
-        elo = arb_to_interval(arb(lo.numerator).log() - arb(lo.denominator).log()).lower
-        ehi = arb_to_interval(arb(hi.numerator).log() - arb(hi.denominator).log()).upper
-    return Interval(max(elo, Fraction(0)), max(ehi, Fraction(0)))
+    return bisect_epsilon(lambda lam: clone_delta(n, e0, lam, variant=variant), e0, delta, rel=rel)
 
 
 # ======================================================================
