@@ -254,33 +254,27 @@ class _Row:
     def set_sums(self, tl, tr, tl2, tr2):
         """Run the four running sums over the pmf once, keeping the checkpoints
         and the end values (``suf[0]``, ``suf2[0]``, ``pre[-1]``, ``pre2[-1]``)."""
-        pmf = self.pmf
         # suffix sums from the right end; checkpoint j holds index n - _STRIDE j (index n: the start)
-        acc, acc2 = tr, tr2
-        ck, ck2 = [acc], [acc2]
-        c = 0
-        for v in reversed(pmf):
-            acc = acc + v
-            acc2 = acc2 + acc
-            c += 1
-            if c == _STRIDE:
-                ck.append(acc)
-                ck2.append(acc2)
-                c = 0
-        self.suf_ck, self.suf2_ck, self.suf0, self.suf2_0 = ck, ck2, acc, acc2
+        self.suf_ck, self.suf2_ck, self.suf0, self.suf2_0 = _running_sums(reversed(self.pmf), tr, tr2)
         # prefix sums from the left end; checkpoint j holds index _STRIDE j - 1 (index -1: the start)
-        acc, acc2 = tl, tl2
-        ck, ck2 = [acc], [acc2]
-        c = 0
-        for v in pmf:
-            acc = acc + v
-            acc2 = acc2 + acc
-            c += 1
-            if c == _STRIDE:
-                ck.append(acc)
-                ck2.append(acc2)
-                c = 0
-        self.pre_ck, self.pre2_ck, self.pre_last, self.pre2_last = ck, ck2, acc, acc2
+        self.pre_ck, self.pre2_ck, self.pre_last, self.pre2_last = _running_sums(self.pmf, tl, tl2)
+
+
+def _running_sums(values, acc, acc2):
+    """The running sums ``acc + v_1 + ... + v_i`` and their running sums, from the start
+    values ``acc``, ``acc2``: checkpoints at every ``_STRIDE``-th step (the start included)
+    and the two end values."""
+    ck, ck2 = [acc], [acc2]
+    c = 0
+    for v in values:
+        acc = acc + v
+        acc2 = acc2 + acc
+        c += 1
+        if c == _STRIDE:
+            ck.append(acc)
+            ck2.append(acc2)
+            c = 0
+    return ck, ck2, acc, acc2
 
 
 class BinomialRows:
