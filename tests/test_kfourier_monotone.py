@@ -1,0 +1,41 @@
+"""The series enclosure's monotonicity certificate (exactdp.reductions.kfourier, module doc:
+"Monotonicity in Y"): certified at a point at or below the law's Ymin."""
+
+from types import SimpleNamespace
+
+import pytest
+from flint import arb, ctx
+
+import exactdp.reductions.kfourier as K
+from exactdp.core.errors import PrecisionError
+
+# a light law of 000's pair at L = 40, N = 10^7, k = 16, q = 0.30 (EXTRA_LIGHT = 0): the
+# power-sum box, w_max and tau of the leaf where the check with its margin below Ymin failed
+BOX = {2: (0.0013512557859031468, 0.0017066919176270583), 3: (8.391579029954462e-07, 7.685997580566271e-06),
+       4: (0.0, 3.7085900217773785e-08), 5: (0.0, 1.789441097976468e-10), 6: (0.0, 8.63427724370727e-13),
+       7: (0.0, 4.166146826822326e-15), 8: (0.0, 2.010217982668034e-17)}
+WMAX, TAU, YMIN, YMAX = 0.004825125148556757, 17.84, 0.3186964354132509, 0.8220888348557132
+
+
+def _box():
+    iv = {i: (arb(a), arb(b)) for i, (a, b) in BOX.items()}
+    return K._Box(16, arb(TAU), iv, arb(WMAX), iv[2][1], iv[3][1])
+
+
+def test_monotone_at_ymin_when_the_margin_fails():
+    old = ctx.prec
+    ctx.prec = 160
+    try:
+        box = _box()
+        # below Ymin (where the region's margin puts the point) the enclosure of D_j is too wide
+        assert not K._monotone_pieces(box.enlarged(0.25), 0.27)
+        assert K._monotone_pieces(box, YMIN)
+        run = SimpleNamespace(regions=[])
+        assert K._Run.ensure_monotone(run, box, YMIN, YMAX) is None
+        (ylo, yhi, rb), = run.regions
+        assert ylo == YMIN and rb is box
+        # a law reaching below the certified point is checked anew (and fails here)
+        with pytest.raises(PrecisionError):
+            K._Run.ensure_monotone(run, box, 0.2, YMAX)
+    finally:
+        ctx.prec = old
