@@ -260,6 +260,29 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
         # ascending count A at the split level: the null outputs left decrease
         assert all(a[1] == g[0][1] and a[0] > c[0] for a, c in zip(g, g[1:]))
     assert b.lower <= fine.lower and fine.upper <= b.upper
+    # the open groups of the last split bounded by one-sided leaves (GROUP_LEAVES): still valid
+    monkeypatch.setattr(kf, "GROUP_LEAVES", True)
+    monkeypatch.setattr(kf._Run, "bound_group", group)
+    leaf, one_sided = kf._Run.leaf, []
+
+    def state(run):
+        return (run.lo.mid(), run.hi.mid(), sum(len(u) for u, _ in run.pend.values()),
+                sum(len(d) for _, d in run.pend.values()))
+
+    def rec_leaf(self, n, m, poly, P_):
+        sides, (lo0, hi0, nu0, nd0) = self.sides, state(self)
+        leaf(self, n, m, poly, P_)
+        lo1, hi1, nu1, nd1 = state(self)
+        if sides == ("dn",):                   # the group's first child: a lower bound only
+            one_sided.append(sides)
+            assert hi1 == hi0 and nu1 == nu0 and (lo1 != lo0 or nd1 > nd0)
+        elif sides == ("up",):                 # its last child: an upper bound only
+            one_sided.append(sides)
+            assert lo1 == lo0 and nd1 == nd0 and (hi1 != hi0 or nu1 > nu0)
+    monkeypatch.setattr(kf._Run, "leaf", rec_leaf)
+    c = kfourier_eta(P, q, lam, tol=1e-2)
+    assert ("dn",) in one_sided and ("up",) in one_sided
+    assert c.lower <= fine.lower and fine.upper <= c.upper and c.width < b.width
 
 
 @pytest.mark.slow

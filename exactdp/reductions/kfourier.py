@@ -237,6 +237,9 @@ PARTIAL_Z = (6.0, 4.0, 3.0, 2.0, 1.0)
 #: halves, at most GROUP_DEPTH times
 GROUP_SPLIT = 0.25
 GROUP_DEPTH = 3
+#: a group of children of the *last* split (leaves) still open after the halving: its first child
+#: bounded from below and its last from above by the leaf enclosure, with the group's mass
+GROUP_LEAVES = False
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
@@ -1008,6 +1011,8 @@ class _Run:
         self.decay = {}
         self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
         self._lkappa = self._lthr = None
+        self.leaf_kids = False                 # bound_group: the children are leaves
+        self.sides = ("dn", "up")              # the sides a leaf bounds (bound_group's ends)
 
     # ----------------------------------------------------------------- light laws
     @property
@@ -1263,6 +1268,7 @@ class _Run:
                     if rb[-1]:
                         rb.append([])
                     stack.append((idx + 1, n_rem - A, m_rem - B, npoly, Pk))
+            self.leaf_kids = idx + 1 == len(self.heavy)
             for rb in runs.values():
                 for items in rb:
                     if items:
@@ -1289,6 +1295,18 @@ class _Run:
             h = len(items) // 2
             self.bound_group(l, items[:h], depth + 1)
             self.bound_group(l, items[h:], depth + 1)
+            return
+        if GROUP_LEAVES and self.series and self.leaf_kids and f_up - f_lo > GROUP_SPLIT:
+            # children of the last split are leaves: f(first) from below and f(last) from above
+            # by the leaf enclosure itself, each with the group's mass D (one side each)
+            ends = [(items[0], ("dn", "up"))] if len(items) == 1 else [(items[0], ("dn",)),
+                                                                       (items[-1], ("up",))]
+            for (n, m, poly, _), sides in ends:
+                self.sides = sides
+                try:
+                    self.leaf(n, m, poly, D)
+                finally:
+                    self.sides = ("dn", "up")
             return
         if lo:
             self.fail += D * lo[1]
@@ -1478,7 +1496,9 @@ class _Run:
             return
         # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
         x_main = th.root(th.main_value, thr, law.meanf)
-        if th.lo(a0) > thr:
+        if "dn" not in self.sides:
+            pass
+        elif th.lo(a0) > thr:
             self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
         else:
             x = th.root(th.lo_end, thr, x_main)
@@ -1494,7 +1514,9 @@ class _Run:
                 self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
             else:
                 self.tail(n, m, law, s_dn, P, "dn")
-        if not th.up(a0) < thr:
+        if "up" not in self.sides:
+            pass
+        elif not th.up(a0) < thr:
             self.add_up_exact(P, arb(1))
         elif th.up(a1) < thr:
             self.add_up_exact(P, arb(0))          # R > thr only on the failure event
@@ -1518,7 +1540,9 @@ class _Run:
         fl = _SeriesFloat(th, law.meanf)
         mg = GUESS_MARGIN
         (llo0, _), (lup0, _) = fl.ends(ymin)
-        if llo0 > lthr - mg and th.lo(a0) > thr:
+        if "dn" not in self.sides:
+            pass
+        elif llo0 > lthr - mg and th.lo(a0) > thr:
             self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
         else:
             x = fl.root(0, lthr, law.meanf)
@@ -1534,7 +1558,9 @@ class _Run:
                 self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
             else:
                 self.tail(n, m, law, s_dn, P, "dn")
-        if lup0 > lthr + mg or not th.up(a0) < thr:
+        if "up" not in self.sides:
+            pass
+        elif lup0 > lthr + mg or not th.up(a0) < thr:
             self.add_up_exact(P, arb(1))          # (a float far above: the check cannot pass)
         elif fl.ends(ymax)[1][0] < lthr + mg and th.up(a1) < thr:
             self.add_up_exact(P, arb(0))          # R > thr only on the failure event
