@@ -187,7 +187,12 @@ fewer deviations (``PARTIAL_Z``) give ``f(first) >= 1 - B`` or ``f(last) <= B`` 
 ``B`` a Chernoff bound, and a run left open by more than ``GROUP_SPLIT`` is cut in
 halves (``_Run.bound_group``).  At ``L = 40``, ``N = 10^7``, ``k = 16``, ``q = 0.356``,
 ``tol = 1e-6`` the relative width falls from 3.2e-3 to 7.4e-4 (with
-``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).
+``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).  With ``GROUP_LEAVES``
+(off by default) a group of the *last* split's children (leaves) still open after the halving
+takes ``f(first)`` from below and ``f(last)`` from above from the leaf enclosure itself, each with
+the group's mass ``D`` and one side only (``_Run.sides``): the same monotonicity, sharper ends, one
+leaf per end (``k = 16``, ``q = 0.356``, ``tol = 1e-4``: width 2.5e-4 -> 1.8e-4 at ~1.6x the CPU;
+at ``k = 64`` the last split has ~1.7e5 such children, so its cost there was not measured).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
