@@ -749,11 +749,13 @@ def _flog(x: arb):
 
 def _log_coeffs(E) -> np.ndarray:
     """``log E_i`` of nonnegative arb coefficients (``-inf`` at 0; floats, guesses only)."""
-    out = np.full(len(E), -math.inf)
-    for i, c in enumerate(E):
-        sg, lg = _flog(c)
-        if sg > 0:
-            out[i] = lg
+    mid = np.array([float(c) for c in E])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(mid > 0, np.log(np.abs(mid)), -math.inf)
+    # outside the double range as floats (0 or inf): the log from the exponent
+    for i in np.nonzero((mid == 0) | ~np.isfinite(mid) | (np.abs(mid) < 1e-300))[0]:
+        sg, lg = _flog(E[i])
+        out[i] = lg if sg > 0 else -math.inf
     return out
 
 
@@ -1583,7 +1585,12 @@ class _Run:
         """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
         weighted by its mass near the point (floats; it only chooses ``alpha``)."""
         try:
-            x = th.root(th.up, self.thr, law.meanf)
+            x0 = law.meanf
+            if GUESS_FLOATS:
+                # Newton from the float root of Up0 (near Up's): fewer arb steps, the same root
+                scr = self._screen(th.E)
+                x0 = _log_newton(lambda y: _plain_log(scr.logE, scr.lk, self.k, y), scr.lthr, x0)
+            x = th.root(th.up, self.thr, x0)
         except (ValueError, OverflowError, ZeroDivisionError):
             return
         z = (x - law.meanf) / law.sdf
