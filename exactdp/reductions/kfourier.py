@@ -1501,7 +1501,7 @@ class _Run:
         self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
         if GUESS_FLOATS:
-            self._series_points_float(n, m, law, th, P, a0, a1, ymin, ymax)
+            self._series_points_float(n, m, law, th, P, ys=(ymin, ymax))
             return
         # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
         x_main = th.root(th.main_value, thr, law.meanf)
@@ -1539,12 +1539,14 @@ class _Run:
                     break
             self.tail(n, m, law, s_up, P, "up")
 
-    def _series_points_float(self, n, m, law, th, P, a0, a1, ymin, ymax):
+    def _series_points_float(self, n, m, law, th, P, *, ys):
         """:meth:`series_bin_leaf`'s points with float guesses (:class:`_SeriesFloat`): the
         same arb checks decide every bound; a check is skipped only where the float image
         misses the threshold by ``GUESS_MARGIN`` (the check would fail; skipping it can only
         keep a bound at its trivial value, 0 or 1)."""
         thr = self.thr
+        ymin, ymax = ys
+        a0, a1 = arb(ymin), arb(ymax)
         lthr = float(thr.log().mid())
         fl = _SeriesFloat(th, law.meanf)
         mg = GUESS_MARGIN
