@@ -227,6 +227,65 @@ def test_dropped_children_bounded_in_groups(monkeypatch):
 
 
 @pytest.mark.slow
+def test_group_bounds_take_the_right_ends(monkeypatch):
+    """``bound_group``'s order matters: the lower bound of ``f(A) = P[R > thr | A]`` comes from
+    the group's first child (fewest outputs at the split level), the upper from its last.
+    At tol 1e-2 (L = 12, N = 2 * 10^5, k = 2) the groups carry most of the width, the enclosure
+    must contain a tol-1e-4 run's; with the two ends swapped it does not (checked: the swapped
+    code gives [0.0434, 0.0449] against [0.04214, 0.04231])."""
+    from exactdp.reductions import kfourier as kf
+    P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(kf, "PENULT_FRACTION", 1.0)          # isolate the groups
+    fine = kfourier_eta(P, q, lam, tol=1e-4)
+    calls, groups = [], []
+    side, group = kf._Run.side_bounds, kf._Run.bound_group
+
+    def rec_side(self, l, n, m, poly, *, lower):
+        calls.append((lower, n, m))
+        return side(self, l, n, m, poly, lower=lower)
+
+    def rec_group(self, l, items, depth):
+        groups.append([(n, m) for n, m, *_ in items])
+        k0 = len(calls)
+        group(self, l, items, depth)
+        # this call's own two bounds come first (halves follow)
+        (lo1, n1, m1), (lo2, n2, m2) = calls[k0], calls[k0 + 1]
+        assert lo1 and not lo2
+        assert (n1, m1) == (items[0][0], items[0][1]) and (n2, m2) == (items[-1][0], items[-1][1])
+    monkeypatch.setattr(kf._Run, "side_bounds", rec_side)
+    monkeypatch.setattr(kf._Run, "bound_group", rec_group)
+    b = kfourier_eta(P, q, lam, tol=1e-2)
+    assert groups and any(len(g) > 1 for g in groups)
+    for g in groups:
+        # ascending count A at the split level: the null outputs left decrease
+        assert all(a[1] == g[0][1] and a[0] > c[0] for a, c in zip(g, g[1:]))
+    assert b.lower <= fine.lower and fine.upper <= b.upper
+    # the open groups of the last split bounded by one-sided leaves (GROUP_LEAVES): still valid
+    monkeypatch.setattr(kf, "GROUP_LEAVES", True)
+    monkeypatch.setattr(kf._Run, "bound_group", group)
+    leaf, one_sided = kf._Run.leaf, []
+
+    def state(run):
+        return (run.lo.mid(), run.hi.mid(), sum(len(u) for u, _ in run.pend.values()),
+                sum(len(d) for _, d in run.pend.values()))
+
+    def rec_leaf(self, n, m, poly, P_):
+        sides, (lo0, hi0, nu0, nd0) = self.sides, state(self)
+        leaf(self, n, m, poly, P_)
+        lo1, hi1, nu1, nd1 = state(self)
+        if sides == ("dn",):                   # the group's first child: a lower bound only
+            one_sided.append(sides)
+            assert hi1 == hi0 and nu1 == nu0 and (lo1 != lo0 or nd1 > nd0)
+        elif sides == ("up",):                 # its last child: an upper bound only
+            one_sided.append(sides)
+            assert lo1 == lo0 and nd1 == nd0 and (hi1 != hi0 or nu1 > nu0)
+    monkeypatch.setattr(kf._Run, "leaf", rec_leaf)
+    c = kfourier_eta(P, q, lam, tol=1e-2)
+    assert ("dn",) in one_sided and ("up",) in one_sided
+    assert c.lower <= fine.lower and fine.upper <= c.upper and c.width < b.width
+
+
+@pytest.mark.slow
 def test_deployment_scale_k8():
     """L = 40, N = 10^7, k = 8, q = 0.351, lambda = e^2 (000 §6.1's setting): a certified
     eta with relative width below 2 % (tol 1e-7)."""

@@ -152,6 +152,22 @@ valid enclosure.  The decisions before splitting keep the bracket in ``x = p_1 >
 width of eta falls from 2.5e-2 to 7.7e-4 at ``k = 16`` (``benchmarks/RESULTS.md``, issue 20
 continued).
 
+**Guesses in floats (``GUESS_FLOATS``).**  Where a point only has to be *chosen* (the
+threshold points ``s_dn``, ``s_up`` of a leaf, a leaf's ``tau``) Newton's method runs on a
+double-precision image of the same quantity: the boxes' coefficient matrix and ``E_H`` with
+``t = u s``, ``s = k / E Y``, so that ``(sY)^j / j!`` and the terms near ``[u^k]`` stay inside
+the double range at ``k = 200`` (``_SeriesFloat``; the entries' own arb radii included; it
+matches the arb ends to ~1e-11 in ``log R`` at ``k = 16``).  The point is then certified in
+arb exactly as before (``F_lo(s_dn) > lam``, ``F_up(s_up) < lam``, stepping outward from the
+guess), so a wrong guess can only cost width.  The same image *skips* arb checks that cannot
+pass: ``Lo(y) <= Up0(y + alpha P2hi)`` (``m! e_m <= x^m``) and ``Up0`` is a polynomial with
+nonnegative coefficients, so where its float image misses the threshold by more than
+``GUESS_MARGIN`` (relative; the float error is ~1e-12) the check ``Lo > thr`` (or
+``Up0 < thr``) would fail and is not run (:meth:`_Run.decide`, :meth:`_Run.side_bounds`, the
+leaf's ``Ymin``/``Ymax`` checks).  A skipped check leaves a bound at its trivial value (0 or 1):
+valid whatever the floats say.  At ``L = 40``, ``N = 10^7`` the enclosures agree with the arb
+root finders' to ~1e-15 (``k = 16``) at a fraction of the leaf cost (``benchmarks/RESULTS.md``).
+
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
 of mass below ``tol`` is dropped (its mass enters the width), except at the last
@@ -171,11 +187,18 @@ fewer deviations (``PARTIAL_Z``) give ``f(first) >= 1 - B`` or ``f(last) <= B`` 
 ``B`` a Chernoff bound, and a run left open by more than ``GROUP_SPLIT`` is cut in
 halves (``_Run.bound_group``).  At ``L = 40``, ``N = 10^7``, ``k = 16``, ``q = 0.356``,
 ``tol = 1e-6`` the relative width falls from 3.2e-3 to 7.4e-4 (with
-``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).
+``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).  With ``GROUP_LEAVES``
+(off by default) a group of the *last* split's children (leaves) still open after the halving
+takes ``f(first)`` from below and ``f(last)`` from above from the leaf enclosure itself, each with
+the group's mass ``D`` and one side only (``_Run.sides``): the same monotonicity, sharper ends, one
+leaf per end (``k = 16``, ``q = 0.356``, ``tol = 1e-4``: width 2.5e-4 -> 1.8e-4 at ~1.6x the CPU;
+at ``k = 64`` the last split has ~1.7e5 such children, so its cost there was not measured).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
-measured widths per ``k`` are in ``benchmarks/RESULTS.md``.
+measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
+``tol = 1e-5`` the monotone groups dominate instead: 95 % of the width at ``k = 64`` (the last
+split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
@@ -191,6 +214,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+import numpy as np
 from flint import acb, acb_poly, arb, arb_mat, arb_poly, ctx, fmpq
 
 from ..core import domains
@@ -220,6 +244,9 @@ PARTIAL_Z = (6.0, 4.0, 3.0, 2.0, 1.0)
 #: halves, at most GROUP_DEPTH times
 GROUP_SPLIT = 0.25
 GROUP_DEPTH = 3
+#: a group of children of the *last* split (leaves) still open after the halving: its first child
+#: bounded from below and its last from above by the leaf enclosure, with the group's mass
+GROUP_LEAVES = False
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
@@ -685,6 +712,204 @@ class _Boxes(list):
     """The series boxes of one light law (a list; carries the cached coefficient matrix)."""
 
 
+# ------------------------------------------------------------------ float guesses
+# Floats only *choose* points and skip checks that cannot pass (module doc, "Guesses in
+# floats"); every bound that enters the result is an arb evaluation.
+
+_LN2 = math.log(2.0)
+_LGAM = {}
+
+#: Newton guesses and check screens in floats (:class:`_SeriesFloat`); False: the arb root finders
+GUESS_FLOATS = True
+
+#: a float guess may skip an arb check only when it misses the threshold by this much
+#: (relative; the float images are accurate to ~1e-12 relative)
+GUESS_MARGIN = 1e-6
+
+
+def _lgam(k):
+    """``[log 0!, ..., log k!]`` (numpy, cached)."""
+    if k not in _LGAM:
+        _LGAM[k] = np.array([math.lgamma(j + 1) for j in range(k + 1)])
+    return _LGAM[k]
+
+
+def _flog(x: arb):
+    """``(sign, log |mid x|)`` as floats without over- or underflow (``(0, -inf)`` at 0)."""
+    man, e = x.mid().man_exp()
+    man = int(man)
+    if man == 0:
+        return 0, -math.inf
+    sg = 1 if man > 0 else -1
+    man = abs(man)
+    b = man.bit_length()
+    if b > 60:
+        man >>= b - 60
+        e += b - 60
+    return sg, math.log(man) + int(e) * _LN2
+
+
+def _log_coeffs(E) -> np.ndarray:
+    """``log E_i`` of nonnegative arb coefficients (``-inf`` at 0; floats, guesses only)."""
+    mid = np.array([float(c) for c in E])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(mid > 0, np.log(np.abs(mid)), -math.inf)
+    # outside the double range as floats (0 or inf): the log from the exponent
+    for i in np.nonzero((mid == 0) | ~np.isfinite(mid) | (np.abs(mid) < 1e-300))[0]:
+        sg, lg = _flog(E[i])
+        out[i] = lg if sg > 0 else -math.inf
+    return out
+
+
+def _plain_log(logE: np.ndarray, lkappa: float, k: int, y: float):
+    """``(log F, d log F / d log y)`` of ``F(y) = kappa sum_m E_(k-m) y^m / m!`` (floats)."""
+    if not y > 0:
+        return -math.inf, 1.0
+    m = np.arange(k + 1)
+    t = logE[::-1] + m * math.log(y) - _lgam(k)
+    mx = t.max()
+    if not np.isfinite(mx):
+        return -math.inf, 1.0
+    w = np.exp(t - mx)
+    sw = w.sum()
+    return lkappa + mx + math.log(sw), float((m * w).sum() / sw)
+
+
+def _log_newton(f, lthr: float, y0: float, iters: int = 60) -> float:
+    """``y`` with ``log F(y) ~ lthr`` by Newton's method in ``log y`` (``f(y) = (log F,
+    d log F / d log y)``, ``F`` nondecreasing; a float guess only)."""
+    t = math.log(max(y0, 1e-300))
+    for _ in range(iters):
+        lv, sl = f(math.exp(t))
+        if not math.isfinite(lv):
+            step = 1.0
+        else:
+            step = -(lv - lthr) / max(sl, 1e-3)
+        step = max(-2.0, min(2.0, step))
+        t += step
+        if abs(step) < 1e-14:
+            break
+    return math.exp(t)
+
+
+def _box_floats(boxes, k, y0):
+    """Float image of the boxes' coefficient matrix (:func:`_box_matrix`) for guesses:
+    entries ``P_r s^r`` with ``s = k / y0`` (the scale that keeps ``(sY)^j / j!`` and the
+    products near ``j = k`` inside the double range at large ``k``), divided by a common
+    ``e^shift``; the enclosure's weights per row; cached on the box list."""
+    cache = getattr(boxes, "_kf_float", None)
+    if cache is not None and cache[0] == k:
+        return cache[1]
+    mat, offsets, _ = _box_matrix(boxes, k)
+    s = k / y0 if y0 > 0 else 1.0
+    ls = math.log(s)
+    nr, nc = mat.nrows(), k + 1
+    ents = mat.entries()
+    mid = np.array([float(x) for x in ents])
+    rad = np.array([float(x.rad()) for x in ents])
+    sg = np.sign(mid)
+    with np.errstate(divide="ignore"):
+        lg, lr = np.log(np.abs(mid)), np.log(rad)
+    # entries outside the double range (0 or inf as floats): their logs from the exponent
+    for j in np.nonzero((mid == 0) | ~np.isfinite(mid) | ~np.isfinite(rad))[0]:
+        sg[j], lg[j] = _flog(ents[j])
+        lr[j] = _flog(ents[j].rad())[1]
+    cols = np.tile(np.arange(nc) * ls, nr)
+    lg, lr, sg = (lg + cols).reshape(nr, nc), (lr + cols).reshape(nr, nc), sg.reshape(nr, nc)
+    shift = float(lg.max()) if np.isfinite(lg.max()) else 0.0
+    Mf = sg * np.exp(lg - shift)
+    Rf = np.exp(lr - shift)
+    wts = []
+    for box, (a, b) in zip(boxes, offsets):
+        w = [0.0] + [_hi(box.rad[i]) for i in box.vars] + [_hi(c) for c, _ in box.pairs]
+        wts.append(np.array(w[1:]))
+    out = (s, shift, Mf, Rf, offsets, wts)
+    if hasattr(boxes, "__dict__"):
+        boxes._kf_float = (k, out)
+    return out
+
+
+class _PlainScreen:
+    """The plain bound ``Up0(x) = kappa sum_m E_(k-m) x^m / m!`` in floats, to skip arb checks
+    that cannot pass: ``Lo(y) <= Up0(y + alpha P2hi)`` (Bonferroni: ``m! e_m <= x^m``; the
+    shifted ``x = y + alpha p_2``), so ``Lo > thr`` needs ``Up0 > thr``; the upper checks
+    evaluate ``Up0`` itself.  A float off by less than ``GUESS_MARGIN`` cannot flip a skip."""
+
+    def __init__(self, logE, lkappa, k, lthr):
+        self.logE, self.lk, self.k, self.lthr = logE, lkappa, k, lthr
+
+    def below(self, x: float) -> bool:
+        """``Up0(x)`` surely below the threshold (so ``Lo(.) > thr`` fails there)."""
+        return _plain_log(self.logE, self.lk, self.k, x)[0] < self.lthr - GUESS_MARGIN
+
+    def above(self, x: float) -> bool:
+        """``Up0(x)`` surely above the threshold (so ``Up0(x) < thr`` fails)."""
+        return _plain_log(self.logE, self.lk, self.k, x)[0] > self.lthr + GUESS_MARGIN
+
+
+class _NoScreen:
+    def below(self, x):
+        return False
+
+    def above(self, x):
+        return False
+
+
+_NO_SCREEN = _NoScreen()
+
+
+class _SeriesFloat:
+    """Float image of :meth:`_Series.value`'s two ends (the boxes' Taylor forms at double
+    precision, scaled by ``t = u s`` so that nothing over- or underflows at ``k`` = 200):
+    Newton guesses for the certified points and screens that skip arb checks which cannot
+    pass.  Never enters a bound."""
+
+    def __init__(self, series: "_Series", y0: float):
+        k = self.k = series.k
+        self.s, shM, self.Mf, self.Rf, self.offsets, self.wts = _box_floats(series.boxes, k, y0)
+        le = _log_coeffs(series.E) + np.arange(k + 1) * math.log(self.s)
+        shE = float(le.max())
+        self.e = np.exp(le - shE)
+        self.lk = float(series.kappa.log().mid()) - k * math.log(self.s) + shE + shM
+        self.lgam = _lgam(k)
+        self.j = np.arange(k + 1)
+
+    def ends(self, y: float):
+        """``((log lo, dlog lo), (log up, dlog up))``: ``log`` of the enclosure's ends at ``y``
+        (``-inf`` where not positive) and their slopes in ``log y``."""
+        k, s = self.k, self.s
+        lg = self.j * math.log(s * y) - self.lgam
+        shg = float(lg.max())
+        B = np.convolve(self.e, np.exp(lg - shg))[:k + 1]
+        U = np.zeros((k + 1, 2))
+        U[:, 0] = B[::-1]
+        U[:k, 1] = B[k - 1::-1]
+        V = self.Mf @ U
+        Rr = self.Rf @ U[:, 0]            # the entries' own radii (the Hessian rows' balls)
+        best_lo = best_up = None
+        for (a, b), w in zip(self.offsets, self.wts):
+            v, dv, rr = V[a:b, 0], V[a:b, 1], Rr[a:b]
+            r = w @ (np.abs(v[1:]) + rr[1:]) + rr[0]
+            dr = w @ (np.sign(v[1:]) * dv[1:])
+            lo, dlo, up, dup = v[0] - r, dv[0] - dr, v[0] + r, dv[0] + dr
+            if best_lo is None or lo < best_lo[0]:
+                best_lo = (lo, dlo)
+            if best_up is None or up > best_up[0]:
+                best_up = (up, dup)
+        sc = self.lk + shg
+        out = []
+        for v, dv in (best_lo, best_up):
+            if v > 0:
+                out.append((sc + math.log(v), y * s * dv / v))
+            else:
+                out.append((-math.inf, 1.0))
+        return out
+
+    def root(self, which: int, lthr: float, y0: float) -> float:
+        """``y`` with the lower (``which`` 0) or upper (1) end near the threshold (a guess)."""
+        return _log_newton(lambda y: self.ends(y)[which], lthr, y0)
+
+
 #: relative steps from a Newton guess to a certified threshold point (series)
 _STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 
@@ -794,6 +1019,9 @@ class _Run:
         self.sg_base = plan.sigma_light
         self.decay = {}
         self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
+        self._lkappa = self._lthr = None
+        self.leaf_kids = False                 # bound_group: the children are leaves
+        self.sides = ("dn", "up")              # the sides a leaf bounds (bound_group's ends)
 
     # ----------------------------------------------------------------- light laws
     @property
@@ -817,7 +1045,11 @@ class _Run:
             return 0
         th = _Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
         try:
-            x = th.root(th.up, self.thr, x0)
+            if GUESS_FLOATS:
+                scr = self._screen(E)
+                x = _log_newton(lambda y: _plain_log(scr.logE, scr.lk, self.k, y), scr.lthr, x0)
+            else:
+                x = th.root(th.up, self.thr, x0)
             a = _alpha_at(th, self.k, x)
         except (ValueError, OverflowError, ZeroDivisionError):
             return 0
@@ -1049,6 +1281,7 @@ class _Run:
                     if rb[-1]:
                         rb.append([])
                     stack.append((idx + 1, n_rem - A, m_rem - B, npoly, Pk))
+            self.leaf_kids = idx + 1 == len(self.heavy)
             for rb in runs.values():
                 for items in rb:
                     if items:
@@ -1076,12 +1309,38 @@ class _Run:
             self.bound_group(l, items[:h], depth + 1)
             self.bound_group(l, items[h:], depth + 1)
             return
+        if GROUP_LEAVES and self.series and self.leaf_kids and f_up - f_lo > GROUP_SPLIT:
+            # children of the last split are leaves: f(first) from below and f(last) from above
+            # by the leaf enclosure itself, each with the group's mass D (one side each)
+            ends = [(items[0], ("dn", "up"))] if len(items) == 1 else [(items[0], ("dn",)),
+                                                                       (items[-1], ("up",))]
+            for (n, m, poly, _), sides in ends:
+                self.sides = sides
+                try:
+                    self.leaf(n, m, poly, D)
+                finally:
+                    self.sides = ("dn", "up")
+            return
         if lo:
             self.fail += D * lo[1]
             self.add_dn_exact(D, 1 - arb(_hi(lo[0])))
         else:
             self.add_dn_exact(D, arb(0))
         self.add_up_exact(D, arb(_hi(up)) if up is not None else arb(1))
+
+    def _alpha_p2(self, P2hi) -> float:
+        """``alpha P2hi`` (float, upper end): ``x = y + alpha p_2 <= y + alpha P2hi``."""
+        return _hi(self.alpha * P2hi) if not self.alpha.is_zero() else 0.0
+
+    def _screen(self, E):
+        """Float screens of the arb checks in :meth:`decide` and :meth:`side_bounds`
+        (:class:`_PlainScreen`); off with ``GUESS_FLOATS``."""
+        if not GUESS_FLOATS:
+            return _NO_SCREEN
+        if self._lkappa is None:
+            self._lkappa = float(self.kappa.log().mid())
+            self._lthr = float(self.thr.log().mid())
+        return _PlainScreen(_log_coeffs(E), self._lkappa, self.k, self._lthr)
 
     def side_bounds(self, l, n, m, poly, *, lower: bool):
         """One side of :meth:`decide` at fewer deviations (``PARTIAL_Z``, the first that
@@ -1092,12 +1351,17 @@ class _Run:
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        scr = self._screen(E)
         if lower:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
-            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+            th = None
             for z in PARTIAL_Z:
                 xz = law.meanf - z * law.sdf
-                if xz > 0 and th.lo(arb(xz)) > thr:
+                if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)):
+                    if th is None:
+                        th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+                    if not th.lo(arb(xz)) > thr:
+                        continue
                     key = ("plo", n, m, z)
                     if key not in self.laws:
                         self.laws[key] = law.chernoff(xz, False)[0]
@@ -1108,7 +1372,7 @@ class _Run:
         th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
         for z in PARTIAL_Z:
             xz = rl.meanf + z * rl.sdf
-            if th0.up(arb(xz)) < thr:
+            if not scr.above(xz) and th0.up(arb(xz)) < thr:
                 key = ("pup", l, n, m, z)
                 if key not in self.laws:
                     self.laws[key] = rl.chernoff(xz, True)[0]
@@ -1143,7 +1407,8 @@ class _Run:
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
-        if xz > 0:
+        scr = self._screen(E)
+        if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)):
             th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
             if th.lo(arb(xz)) > thr:
                 key = ("dlo", n, m)
@@ -1158,6 +1423,8 @@ class _Run:
                     return True
         rl = self.rest_law(l, n, m)
         xz = rl.meanf + 8 * rl.sdf
+        if scr.above(xz):
+            return False
         th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
         if th0.up(arb(xz)) < thr:
             key = ("dup", l, n, m)
@@ -1237,9 +1504,14 @@ class _Run:
         thr = self.thr
         self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
+        if GUESS_FLOATS:
+            self._series_points_float(n, m, law, th, P, ys=(ymin, ymax))
+            return
         # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
         x_main = th.root(th.main_value, thr, law.meanf)
-        if th.lo(a0) > thr:
+        if "dn" not in self.sides:
+            pass
+        elif th.lo(a0) > thr:
             self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
         else:
             x = th.root(th.lo_end, thr, x_main)
@@ -1255,7 +1527,9 @@ class _Run:
                 self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
             else:
                 self.tail(n, m, law, s_dn, P, "dn")
-        if not th.up(a0) < thr:
+        if "up" not in self.sides:
+            pass
+        elif not th.up(a0) < thr:
             self.add_up_exact(P, arb(1))
         elif th.up(a1) < thr:
             self.add_up_exact(P, arb(0))          # R > thr only on the failure event
@@ -1269,11 +1543,62 @@ class _Run:
                     break
             self.tail(n, m, law, s_up, P, "up")
 
+    def _series_points_float(self, n, m, law, th, P, *, ys):
+        """:meth:`series_bin_leaf`'s points with float guesses (:class:`_SeriesFloat`): the
+        same arb checks decide every bound; a check is skipped only where the float image
+        misses the threshold by ``GUESS_MARGIN`` (the check would fail; skipping it can only
+        keep a bound at its trivial value, 0 or 1)."""
+        thr = self.thr
+        ymin, ymax = ys
+        a0, a1 = arb(ymin), arb(ymax)
+        lthr = float(thr.log().mid())
+        fl = _SeriesFloat(th, law.meanf)
+        mg = GUESS_MARGIN
+        (llo0, _), (lup0, _) = fl.ends(ymin)
+        if "dn" not in self.sides:
+            pass
+        elif llo0 > lthr - mg and th.lo(a0) > thr:
+            self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
+        else:
+            x = fl.root(0, lthr, law.meanf)
+            s_dn = None
+            for dlt in _STEPS:
+                c = arb(x * (1 + dlt))
+                if not c < a1:
+                    break
+                if th.lo(c) > thr:
+                    s_dn = c
+                    break
+            if s_dn is None:
+                self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
+            else:
+                self.tail(n, m, law, s_dn, P, "dn")
+        if "up" not in self.sides:
+            pass
+        elif lup0 > lthr + mg or not th.up(a0) < thr:
+            self.add_up_exact(P, arb(1))          # (a float far above: the check cannot pass)
+        elif fl.ends(ymax)[1][0] < lthr + mg and th.up(a1) < thr:
+            self.add_up_exact(P, arb(0))          # R > thr only on the failure event
+        else:
+            x = fl.root(1, lthr, law.meanf)
+            s_up = a0
+            for dlt in _STEPS:
+                c = arb(x * (1 - dlt))
+                if c > a0 and th.up(c) < thr:
+                    s_up = c
+                    break
+            self.tail(n, m, law, s_up, P, "up")
+
     def pilot_leaf(self, th, law, P):
         """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
         weighted by its mass near the point (floats; it only chooses ``alpha``)."""
         try:
-            x = th.root(th.up, self.thr, law.meanf)
+            x0 = law.meanf
+            if GUESS_FLOATS:
+                # Newton from the float root of Up0 (near Up's): fewer arb steps, the same root
+                scr = self._screen(th.E)
+                x0 = _log_newton(lambda y: _plain_log(scr.logE, scr.lk, self.k, y), scr.lthr, x0)
+            x = th.root(th.up, self.thr, x0)
         except (ValueError, OverflowError, ZeroDivisionError):
             return
         z = (x - law.meanf) / law.sdf
