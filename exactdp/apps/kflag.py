@@ -9,13 +9,16 @@ of the two (``worst``), built by :func:`exactdp.reductions.pairs.canonical_pair`
 * ``k = 1``: the pair's own distribution (:func:`exactdp.from_pair`: tree or
   Fourier strategy, any size);
 * ``k > 1``: the strategies of :mod:`exactdp.reductions.methods` -- the exact enumeration
-  of the pair's law where it fits, else (eta) the k-copies search
-  (:func:`exactdp.reductions.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes, and
+  of the pair's law where it fits, else the k-copies search
+  (:func:`exactdp.reductions.kcopies.kcopies_eta`; delta: the difference of two searches,
+  :func:`exactdp.reductions.kcopies.kcopies_delta`, before an enumeration of more than
+  ``methods.KCOPIES_BEFORE_EXACT`` histograms) capped at :data:`MAX_NODES` nodes, and
   from ``kN >= 10^4`` outputs first the large-N k-copies strategy
-  (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta
-  beyond the enumeration is the difference of two such certified etas
+  (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta there
+  is the difference of two such certified etas
   (:func:`exactdp.reductions.kfourier.kfourier_delta`: ``delta = P_1[E] - lam P_2[E]``, relative
-  width :data:`DELTA_REL` where the etas reach it) where ``kN >= MIN_OUTPUTS``, else it is refused.
+  width :data:`DELTA_REL` where the etas reach it), also from ``kN >= MIN_OUTPUTS`` when the
+  searches give up; else it is refused.
 
 Beyond the engines' capacity the answer is a one-line
 :class:`~exactdp.core.errors.CapacityError` (exit code 2 on the command line).
@@ -104,15 +107,23 @@ def _delta_one(P, q, lam, eps, rel=None):
     from ..reductions import methods
     if P.k == 1:
         return from_pair(P, q=q).delta(lam, eps)
+    from ..reductions.kfourier import kfourier_delta
+    rel = DELTA_REL if rel is None else rel
+    if _kfourier_applies(P) and P.k * P.N >= methods.KFOURIER_FIRST:
+        # the large-N strategy first (the k-copies searches would spend their budget first)
+        from ..core.errors import PrecisionError
+        try:
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+        except (CapacityError, PrecisionError):
+            pass
     try:
         return methods.delta(P, q, lam, eps)
     except CapacityError:
         if _kfourier_applies(P):
-            from ..reductions.kfourier import kfourier_delta
-            return kfourier_delta(P, q, lam, eps=eps, rel=DELTA_REL if rel is None else rel)
-        raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} needs the exact enumeration "
-                            "of the pair's law, which is beyond capacity (the k-copies search gives "
-                            f"eta only below k N = {_min_outputs()} outputs)") from None
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+        raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} is beyond capacity (the exact "
+                            f"enumeration, the k-copies searches' {MAX_NODES} nodes; the large-N "
+                            f"strategy needs k N >= {_min_outputs()} outputs)") from None
 
 
 def _min_outputs() -> int:
