@@ -177,6 +177,12 @@ The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.
 
+**delta.**  The walk takes the law (null, or with the changed user) and the side (``R > lam``
+or ``R < 1/lam``) separately (:class:`_Run`), so ``delta = P_1[E] - lam P_2[E]`` is the
+difference of two certified etas (:func:`kfourier_delta`): at ``L = 40``, ``N = 10^7``,
+``k = 2``, ``q = 0.351``, ``eps = 2`` relative width ~1e-4 in ~12 s, where the monotone grid of
+16 etas gave 8e-2 in 40 s (``benchmarks/RESULTS.md``, kdelta).
+
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
 >>> 0.46 < float(iv.lower) <= float(iv.upper) < 0.48
