@@ -178,10 +178,8 @@ def test_delta_second_search_law_and_side(fac):
     P, q, lam = fac(10, 3, 2), Fraction(1, 4), Fraction(2)
     red = kcopies(P)
     ex = sum((w for r, w in law_of_R(P, q, under="D").items() if r > lam), Fraction(0))
-    got = _event_mass(red, q, lam, None, False, 1e-15, 128, None, None, changed=not red.forward,
-                      upper=red.forward)
+    got = _event_mass(red, q, lam, None, changed=not red.forward, upper=red.forward)
     assert got.contains(ex)
     for changed, upper in ((red.forward, red.forward), (not red.forward, not red.forward)):
-        other = _event_mass(red, q, lam, None, False, 1e-15, 128, None, None, changed=changed,
-                            upper=upper)
+        other = _event_mass(red, q, lam, None, changed=changed, upper=upper)
         assert not other.contains(ex)

@@ -396,8 +396,7 @@ def _run_eta(P, lam, tol, *, changed, upper, q="1/5"):
     """One certified walk with the law (``changed``) and side (``upper``) given."""
     from exactdp.reductions import kfourier as kf
     red = kf.kcopies(P)
-    return kf._details(red, Fraction(q), Fraction(lam), None, tol, 160, 300_000, changed=changed,
-                       upper=upper).eta
+    return kf._details(red, Fraction(q), Fraction(lam), None, tol, changed=changed, upper=upper).eta
 
 
 @pytest.mark.parametrize("changed", [False, True])

@@ -328,12 +328,12 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     lam, eps = parse_lam_eps(lam, eps)
     if not 0 < tol < 1:
         raise ParameterError(f"tol must lie in (0, 1), got {tol}")
-    return _event_mass(red, q, lam, eps, inclusive, tol, prec, max_nodes, progress,
-                       changed=red.forward, upper=red.forward)
+    return _event_mass(red, q, lam, eps, inclusive=inclusive, tol=tol, prec=prec, max_nodes=max_nodes,
+                       progress=progress, changed=red.forward, upper=red.forward)
 
 
-def _event_mass(red, q, lam, eps, inclusive, tol, prec, max_nodes, progress, *, changed: bool,
-                upper: bool) -> Interval:
+def _event_mass(red, q, lam, eps, *, inclusive=False, tol=1e-15, prec=128, max_nodes=None,
+                progress=None, changed: bool, upper: bool) -> Interval:
     """``P[R > lam]`` (``upper``) or ``P[R < 1/lam]`` (not ``upper``), ``R = e_k / C(kN, k)``
     (``P(S | 0^(N-1) + w) / P(S | 0^N)``), under the law with the changed user (``changed``:
     ``k(N - 1)`` null outputs and ``k`` draws from ``w``) or the null law (``0^(kN)``).
@@ -406,10 +406,9 @@ def kcopies_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-15, prec: i
     else:
         e = exp_interval(eps)
         lam_lo, lam_hi = e.lower, e.upper
-    a = _event_mass(red, q, lam, eps, False, tol, prec, max_nodes, progress, changed=red.forward,
-                    upper=red.forward)
-    b = _event_mass(red, q, lam, eps, False, tol, prec, max_nodes, progress,
-                    changed=not red.forward, upper=red.forward)
+    kw = {"tol": tol, "prec": prec, "max_nodes": max_nodes, "progress": progress}
+    a = _event_mass(red, q, lam, eps, changed=red.forward, upper=red.forward, **kw)
+    b = _event_mass(red, q, lam, eps, changed=not red.forward, upper=red.forward, **kw)
     lo = min(max(a.lower - lam_hi * b.upper, Fraction(0)), Fraction(1))
     hi = min(max(a.upper - lam_lo * b.lower, lo), Fraction(1))
     return Interval(lo, hi)

@@ -1521,7 +1521,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
                      max_nodes: int = 300_000) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`)."""
     red, q, lam, eps = _checked(P, q, lam, eps, tol)
-    return _details(red, q, lam, eps, tol, prec, max_nodes)
+    return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes)
 
 
 def _checked(P, q, lam, eps, tol):
@@ -1539,7 +1539,8 @@ def _checked(P, q, lam, eps, tol):
     return red, q, lam, eps
 
 
-def _details(red, q, lam, eps, tol, prec, max_nodes, *, changed=None, upper=None) -> KFourier:
+def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
+             upper=None) -> KFourier:
     """One certified walk (:class:`_Run`; ``changed``, ``upper``: its law and side, by default
     the pair's direction's)."""
     t0 = time.time()
@@ -1634,9 +1635,9 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     while True:
         passes += 1
         try:
-            a = _details(red, q, lam, eps, t, prec, max_nodes).eta
+            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes).eta
             # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
-            b = _details(red, q, lam, eps, t, prec, max_nodes, changed=not red.forward,
+            b = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
                          upper=red.forward).eta
         except (CapacityError, PrecisionError):
             if out is None:
