@@ -14,7 +14,7 @@ from exactdp.oracles import bruteforce
 from exactdp.apps import conjectures as C
 from exactdp.core.errors import CapacityError, InexactInputError, ParameterError
 from exactdp.reductions.kcopies import KCopies, _least, kcopies, kcopies_eta
-from exactdp.reductions.pairs import Pair, eta_exact
+from exactdp.reductions.pairs import Pair, canonical_pair, eta_exact, reverse_canonical_pair
 
 
 def _pair(N, L, z, w, forward, k):
@@ -146,3 +146,40 @@ def test_maximality_k_checker_uses_kcopies_beyond_enumeration():
     r = C.check("maximality-k", N="60", L="5", q="0.2446", eps="1/5", k="2", variant="forward",
                 family="homogeneous-base-pure")            # lam = e^(1/5) as a ball
     assert r["undecided"] == 0 and r["holds"] is False and C.verify(r["certificate"])["ok"]
+
+
+# ------------------------------------------------------------------ delta: two searches
+
+@pytest.mark.parametrize("fac", [canonical_pair, reverse_canonical_pair])
+@pytest.mark.parametrize("N,L,k,q,lam", [(10, 3, 2, "1/4", 2), (6, 2, 3, "1/5", "3/2"),
+                                         (12, 2, 2, "1/3", "5/4"), (4, 3, 4, "1/4", "6/5")])
+def test_delta_is_the_exact_delta(fac, N, L, k, q, lam):
+    """kcopies_delta = P_1[E] - lam P_2[E] contains the exact enumeration's delta, to ~1e-15,
+    and for eps the enclosure over e^eps contains the exact values at both rational ends."""
+    from exactdp.core.lam import exp_interval
+    from exactdp.reductions.kcopies import kcopies_delta
+    from exactdp.reductions.pairs import delta_exact
+    P = fac(N, L, k)
+    ex = delta_exact(P, q, lam)
+    iv = kcopies_delta(P, q, lam)
+    assert iv.contains(ex) and float(iv.width) < 1e-14
+    e = exp_interval(Fraction(1, 3))
+    iv = kcopies_delta(P, q, eps=Fraction(1, 3))
+    assert iv.lower <= delta_exact(P, q, e.upper) and delta_exact(P, q, e.lower) <= iv.upper
+
+
+@pytest.mark.parametrize("fac", [canonical_pair, reverse_canonical_pair])
+def test_delta_second_search_law_and_side(fac):
+    """The second search is the exact P_2[E] (the law under D from the enumeration, the same
+    event R~ > lam): forward the null law above lam, reverse the changed user's law below 1/lam;
+    the other law or the other side gives a different value (the test fails if either is wrong)."""
+    from exactdp.reductions.kcopies import _event_mass, kcopies
+    from exactdp.reductions.pairs import law_of_R
+    P, q, lam = fac(10, 3, 2), Fraction(1, 4), Fraction(2)
+    red = kcopies(P)
+    ex = sum((w for r, w in law_of_R(P, q, under="D").items() if r > lam), Fraction(0))
+    got = _event_mass(red, q, lam, None, changed=not red.forward, upper=red.forward)
+    assert got.contains(ex)
+    for changed, upper in ((red.forward, red.forward), (not red.forward, not red.forward)):
+        other = _event_mass(red, q, lam, None, changed=changed, upper=upper)
+        assert not other.contains(ex)

@@ -7,7 +7,7 @@ import pytest
 
 from exactdp.apps.cli import main
 from exactdp.law.distribution import from_randomized_response
-from exactdp.core.errors import CapacityError
+from exactdp.core.errors import CapacityError, ParameterError
 from exactdp.apps.kflag import k_calibrate, k_delta, k_epsilon, k_eta
 from exactdp.reductions.pairs import canonical_pair, eta_exact
 
@@ -63,8 +63,8 @@ def test_calibrate_bracket_is_certified():
 
 def test_beyond_capacity_is_one_line(capsys):
     with pytest.raises(CapacityError):
-        k_delta(100, 3, "1/4", 2, lam=2)
-    rc, _, err = run(capsys, ["delta", "--k", "2", "-N", "100", "-L", "3", "-q", "1/4",
+        k_delta(900, 10, "1/4", 2, lam=2)
+    rc, _, err = run(capsys, ["delta", "--k", "2", "-N", "900", "-L", "10", "-q", "1/4",
                               "--lam", "2"])
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "beyond capacity" in err
     rc, _, err = run(capsys, ["eta", "--k", "0", "-N", "10", "-L", "2", "-q", "1/4",
@@ -105,15 +105,18 @@ def test_auto_budget_of_the_kcopies_search(monkeypatch):
     methods.eta(P, "1/4", 2, digits=6, method="kcopies")  # a named method keeps the general budget
 
 
-def test_delta_at_large_kN_is_certified_grid():
-    """--k delta beyond the enumeration (k N >= kfourier.MIN_OUTPUTS): the monotone grid
-    of certified etas (kfourier_delta), not a refusal; CLI = API."""
-    from exactdp.reductions.kfourier import kfourier_delta
+def test_delta_at_large_kN_is_the_difference_of_two_etas():
+    """--k delta beyond the enumeration (k N >= kfourier.MIN_OUTPUTS): the difference of two
+    certified etas (kfourier_delta), not a refusal; it overlaps the monotone grid of certified
+    etas and is far narrower."""
+    from exactdp.reductions.kfourier import _grid_delta
     from exactdp.reductions.pairs import reverse_canonical_pair
     iv = k_delta(5000, 5, "1/5", 2, lam=F(11, 10), direction="reverse")
-    ref = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", F(11, 10), grid=2, tol=1e-5)
-    assert iv.lower <= ref.upper and ref.lower <= iv.upper and iv.width < ref.width
+    ref = _grid_delta(reverse_canonical_pair(5000, 5, 2), "1/5", F(11, 10), grid=2, tol=1e-5)
+    assert iv.lower <= ref.upper and ref.lower <= iv.upper and 5 * iv.width < ref.width
     assert float(iv.lower) > 0
+    with pytest.raises(ParameterError):
+        k_delta(5000, 5, "1/5", 2, lam=F(11, 10), rel=2)
 
 
 @pytest.mark.slow
@@ -194,9 +197,9 @@ def test_secant_route_bad_input_and_digits_not_reached(monkeypatch, capsys):
     import exactdp.apps.kflag as kf
     with pytest.raises(ParameterError, match="strategy"):
         k_epsilon(10, 2, "1/4", 2, eta="0.05", strategy="newton")
-    with pytest.raises(ParameterError, match="eta target"):
+    with pytest.raises(ParameterError, match="delta target needs the large-N"):
         k_epsilon(10, 2, "1/4", 2, delta="0.05", strategy="secant")
-    with pytest.raises(ParameterError, match="eta target"):
+    with pytest.raises(ParameterError, match="delta target needs the large-N"):
         k_calibrate(10, 2, 2, lam=2, delta="0.05", strategy="secant")
     with pytest.raises(ValueError):
         k_calibrate(10, 2, 2, lam=2, eta="0.1", strategy="secant", guess="0.7")
@@ -235,7 +238,7 @@ def test_kcopies_before_a_large_enumeration(monkeypatch):
 
 
 def test_kfourier_delta_shares_its_etas_and_is_no_wider(monkeypatch):
-    """kfourier_delta: one eta per grid point also for eps (the lower and upper sums share the
+    """_grid_delta (kfourier_delta with grid): one eta per grid point also for eps (the lower and upper sums share the
     points r_i), greedy cells; against the uniform grid of the same etas (the previous
     version, written out here) it overlaps and is no wider."""
     import exactdp.reductions.kfourier as kf
@@ -249,7 +252,7 @@ def test_kfourier_delta_shares_its_etas_and_is_no_wider(monkeypatch):
         calls.append(a[2])
         return real(*a, **kw)
     monkeypatch.setattr(kf, "kfourier_eta", spy)
-    new = kf.kfourier_delta(P, q, lam, grid=4, tol=1e-5)
+    new = kf._grid_delta(P, q, lam, grid=4, tol=1e-5)
     assert len(calls) == 4
     us = [F(i, 4) for i in range(5)]
     lo = sum((us[i + 1] - us[i]) * real(P, q, lam / us[i], tol=1e-5).lower for i in range(1, 4))
@@ -257,8 +260,8 @@ def test_kfourier_delta_shares_its_etas_and_is_no_wider(monkeypatch):
     old = Interval(lo, hi)
     assert new.overlaps(old) and new.width <= old.width
     calls.clear()
-    e = kf.kfourier_delta(P, q, eps=F(1, 10), grid=3, tol=1e-5)
-    assert len(calls) == 3 and e.overlaps(kf.kfourier_delta(P, q, F(1105171, 10**6), grid=3, tol=1e-5))
+    e = kf._grid_delta(P, q, eps=F(1, 10), grid=3, tol=1e-5)
+    assert len(calls) == 3 and e.overlaps(kf._grid_delta(P, q, F(1105171, 10**6), grid=3, tol=1e-5))
 
 
 @pytest.mark.slow
@@ -327,11 +330,73 @@ def test_root_bracket_far_from_the_target_is_not_a_precision_floor():
     ["calibrate", "--k", "2", "-N", "10000000", "-L", "40", "--eps", "2", "--eta", "0.01"],
     ["epsilon", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eta", "0.01"],
     ["delta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2"],
+    ["epsilon", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--delta", "0.001"],
+    ["calibrate", "--k", "2", "-N", "10000000", "-L", "40", "--eps", "2", "--delta", "0.001"],
 ])
 def test_readme_quotes_of_the_k2_inverse_queries(argv, capsys):
-    """README's --k paragraph quotes these certified brackets from a fresh run (25-40 s each)."""
+    """README's --k paragraph quotes these certified brackets from a fresh run (12-40 s each)."""
     from pathlib import Path
     assert main(argv + ["--quiet"]) == 0
     printed = capsys.readouterr().out.split("  (")[0].strip()       # e.g. "q in [0.343951, 0.343968]"
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
     assert f"gives {printed}" in readme, printed
+
+
+def test_delta_targets_take_the_secant_route_at_large_kN(monkeypatch):
+    """epsilon / calibrate with a delta target at k N >= 10^4: the certified secant with
+    certified deltas (_delta_rel), not the bisection or scan."""
+    import exactdp.apps.kflag as kf
+    seen = []
+    monkeypatch.setattr(kf, "_epsilon_secant", lambda *a, **kw: seen.append(("eps", kw["quantity"])))
+    monkeypatch.setattr(kf, "_calibrate_secant", lambda *a, **kw: seen.append(("q", kw["quantity"])))
+    kf.k_epsilon(5000, 5, "1/5", 2, delta="0.01")
+    kf.k_calibrate(5000, 5, 2, eps=1, delta="0.01")
+    kf.k_calibrate(5000, 5, 2, eps=1, eta="0.01")
+    assert seen == [("eps", "delta"), ("q", "delta"), ("q", "eta")]
+
+
+@pytest.mark.slow
+def test_epsilon_delta_target_k2_at_deployment_scale():
+    """epsilon --k 2 --delta 1e-3 at L = 40, N = 10^7, q = 0.351 (~20 s; it was hours by bisection
+    over grid deltas): a certified bracket of relative width <= 2e-4, independent certified deltas
+    just outside it on both sides, and the Monte Carlo start is only a guide (a wrong guess
+    gives the same bracket's neighbourhood)."""
+    t = F(1, 1000)
+    iv = k_epsilon(10**7, 40, "0.351", 2, delta=t, digits=4)
+    lo, hi = iv.lower, iv.upper
+    assert 2.1 < lo < hi < 2.15 and (hi - lo) / hi <= F(2, 10**4)
+    assert k_delta(10**7, 40, "0.351", 2, eps=hi * F(1001, 1000), rel=1e-3).upper <= t
+    assert k_delta(10**7, 40, "0.351", 2, eps=lo * F(999, 1000), rel=1e-3).lower > t
+    g = k_epsilon(10**7, 40, "0.351", 2, delta=t, digits=3, strategy="secant", guess=3.0)
+    assert g.lower <= hi and lo <= g.upper
+
+
+@pytest.mark.slow
+def test_calibrate_delta_target_k2_at_deployment_scale():
+    """calibrate --k 2 --eps 2 --delta 1e-3 at L = 40, N = 10^7: violated at q_lo, met at q_hi
+    (the certified values are returned), and an independent certified delta above q_hi."""
+    t = F(1, 1000)
+    c = k_calibrate(10**7, 40, 2, eps=2, delta=t, digits=4)
+    lo, hi = c["q"].lower, c["q"].upper
+    assert 0.35 < lo < hi < 0.354 and (hi - lo) / hi <= F(1, 10**4)
+    assert c["value_at_q"].upper <= t < c["value_at_q_lo"].lower
+    assert k_delta(10**7, 40, hi + F(1, 10**4), 2, eps=2, rel=1e-3).upper <= t
+
+
+def test_small_N_delta_by_two_kcopies_searches(capsys):
+    """delta --k 2 -N 50 -L 3 (176851 histograms: 38 CPU s by the enumeration) by the difference
+    of two k-copies searches in well under a second; the exact enumeration's value (N = 10)
+    inside the enclosure; CLI = API."""
+    import time
+    from exactdp.reductions import methods
+    from exactdp.reductions.pairs import canonical_pair, delta_exact, reverse_canonical_pair
+    assert methods.supported(canonical_pair(50, 3, 2), "delta") == ("kcopies", "exact")
+    assert methods.supported(canonical_pair(5, 3, 2), "delta") == ("exact", "kcopies")
+    t = time.process_time()
+    rc, rec, _ = run(capsys, ["delta", "--k", "2", "-N", "50", "-L", "3", "-q", "1/4", "--lam", "2",
+                              "--json"])
+    assert rc == 0 and time.process_time() - t < 5
+    iv = k_delta(50, 3, "1/4", 2, lam=2)
+    assert rec["delta"] == iv.to_dict(6) and float(iv.width) < 1e-12
+    for P in (canonical_pair(10, 3, 2), reverse_canonical_pair(10, 3, 2)):
+        assert methods.delta(P, "1/4", 2, method="kcopies").contains(delta_exact(P, F(1, 4), 2))

@@ -154,8 +154,9 @@ def _delta_mc(R, lam, forward):
 
 @pytest.mark.parametrize("fwd", [pytest.param(True, marks=pytest.mark.slow), False])
 def test_delta_agrees_with_monte_carlo(fwd):
-    """kfourier_delta (monotone grid of certified etas) contains a seeded Monte Carlo
-    estimate of E[(1 - lam / R~)+] within 5 standard errors, and is not trivially wide."""
+    """kfourier_delta (the difference of two etas intersected with the monotone grid of
+    certified etas) contains a seeded Monte Carlo estimate of E[(1 - lam / R~)+] within 5
+    standard errors, and is not trivially wide."""
     from exactdp.reductions.kfourier import kfourier_delta
     N, L, k, q, lam = 200_000, 12, 2, Fraction(3, 10), Fraction(11, 10)
     P = (canonical_pair if fwd else reverse_canonical_pair)(N, L, k)
@@ -171,10 +172,10 @@ def test_delta_agrees_with_monte_carlo(fwd):
 
 def test_delta_grid_narrows():
     """More grid points: a narrower enclosure inside the coarser one's hull (up to the etas' width)."""
-    from exactdp.reductions.kfourier import kfourier_delta
+    from exactdp.reductions.kfourier import _grid_delta
     P = reverse_canonical_pair(5000, 5, 2)
-    a = kfourier_delta(P, "1/5", Fraction(11, 10), grid=2, tol=1e-5)
-    b = kfourier_delta(P, "1/5", Fraction(11, 10), grid=8, tol=1e-5)
+    a = _grid_delta(P, "1/5", Fraction(11, 10), grid=2, tol=1e-5)
+    b = _grid_delta(P, "1/5", Fraction(11, 10), grid=8, tol=1e-5)
     assert b.width < a.width and a.lower <= b.upper and b.lower <= a.upper
 
 
@@ -446,3 +447,95 @@ def test_deployment_reverse_k32_monte_carlo():
     se = math.sqrt(max(hit * (1 - hit), 1e-4) / len(R))
     assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
     assert float(iv.width) < 0.05 * float(iv.upper)
+
+
+# ------------------------------------------------------------------ delta as a difference of etas
+
+def _run_eta(P, lam, tol, *, changed, upper, q="1/5"):
+    """One certified walk with the law (``changed``) and side (``upper``) given."""
+    from exactdp.reductions import kfourier as kf
+    red = kf.kcopies(P)
+    return kf._details(red, Fraction(q), Fraction(lam), None, tol, changed=changed, upper=upper).eta
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_second_etas_are_the_complements_of_the_first(changed):
+    """The two new law/side combinations of _Run (the second etas of kfourier_delta) against
+    the complements of the two tested ones (L = 5, N = 5000, k = 2):
+    P_law[R > t] = 1 - P_law[R < t] up to P[R = t], and the enclosures hold for both.  With the
+    side or the law of the second eta wrong, this fails (the values are ~0.33 and ~0.48)."""
+    P = canonical_pair(5000, 5, 2)
+    t = Fraction(11, 10)
+    # the new combination: (null law, upper side) or (changed-user law, lower side)
+    new = _run_eta(P, t if not changed else 1 / t, 1e-6, changed=changed, upper=not changed)
+    # the tested one with the same law: reverse's (null, lower) or forward's (changed, upper)
+    old = _run_eta(P, 1 / t if not changed else t, 1e-6, changed=changed, upper=changed)
+    assert new.lower <= 1 - old.lower and 1 - old.upper <= new.upper
+    assert 0.2 < float(new.lower) and float(new.upper) < 0.8 and float(new.width) < 5e-3
+    # the law matters: the other law's eta at the same threshold and side is far off
+    other = _run_eta(P, t if not changed else 1 / t, 1e-6, changed=not changed, upper=not changed)
+    assert other.lower > new.upper + Fraction(1, 100) or other.upper < new.lower - Fraction(1, 100)
+
+
+@pytest.mark.parametrize("fac", [canonical_pair, reverse_canonical_pair])
+def test_delta_difference_agrees_with_the_ordinary_engine_at_k1(fac):
+    """k = 1 (R = 000's S): the difference of two etas contains the ordinary engine's certified
+    delta (exactdp.from_pair, its own Fourier strategy) at L = 10, N = 10^5, q = 3/10,
+    lam = 11/10 (forward delta ~ 1.27e-3, reverse ~ 4.31e-4), within 3 % of it."""
+    from exactdp.law.distribution import from_pair
+    from exactdp.reductions.kfourier import kfourier_delta_details
+    P = fac(10**5, 10, 1)
+    lam = Fraction(11, 10)
+    ref = from_pair(P, q="3/10").delta(lam, None, digits=4)
+    r = kfourier_delta_details(P, "3/10", lam, tol=1e-5)
+    assert r.delta.overlaps(ref)
+    assert float(r.delta.width) < 0.03 * float(ref.upper)
+    # the pieces: delta = first - lam second (rational lam: the ends are exact)
+    assert r.delta.lower == max(r.first.lower - lam * r.second.upper, 0)
+    assert r.delta.upper == r.first.upper - lam * r.second.lower
+
+
+@pytest.mark.parametrize("fac", [pytest.param(canonical_pair, marks=pytest.mark.slow),
+                                 reverse_canonical_pair])
+def test_delta_difference_inside_the_grid(fac):
+    """L = 5, N = 5000, k = 2: the difference route overlaps the certified grid enclosure and is
+    far narrower; with grid asked the result is the intersection; for eps the lam interval
+    e^eps enters (it overlaps the rational neighbour's enclosure)."""
+    from exactdp.reductions.kfourier import _grid_delta, kfourier_delta
+    P, q, lam = fac(5000, 5, 2), "1/5", Fraction(11, 10)
+    d = kfourier_delta(P, q, lam, tol=1e-6)
+    g = _grid_delta(P, q, lam, grid=4, tol=1e-5)
+    assert d.overlaps(g) and 5 * d.width < g.width
+    both = kfourier_delta(P, q, lam, tol=1e-5, grid=4)
+    assert both == kfourier_delta(P, q, lam, tol=1e-5).intersect(g)
+    e = kfourier_delta(P, q, eps=Fraction(1, 10), tol=1e-5)     # e^0.1 = 1.10517...
+    r = kfourier_delta(P, q, Fraction(110517, 100000), tol=1e-5)
+    assert e.overlaps(r) and not e.overlaps(kfourier_delta(P, q, Fraction(3, 2), tol=1e-5))
+
+
+@pytest.mark.slow
+def test_delta_passes_reach_the_width_asked():
+    """Without tol the passes lower tol until the relative width rel: L = 40, N = 10^7, k = 2,
+    q = 0.351, eps = 2 (000 §6.1's setting; ~10 s), rel 2e-4 (one pass at tol 1e-6 gives ~5e-4);
+    at L = 12, N = 2 * 10^5 the etas' width stops following tol near 1.2e-3 relative in delta,
+    and the passes stop there."""
+    from exactdp.reductions.kfourier import kfourier_delta, kfourier_delta_details
+    P = canonical_pair(10**7, 40, 2)
+    r = kfourier_delta_details(P, "0.351", eps=2, rel=2e-4)
+    assert float(r.delta.width) <= 2e-4 * float(r.delta.upper) and r.tol < 1e-6 and r.passes >= 2
+    assert r.delta.overlaps(kfourier_delta(P, "0.351", eps=2, tol=1e-6))
+    r = kfourier_delta_details(reverse_canonical_pair(200_000, 12, 2), "3/10", Fraction(11, 10), rel=1e-4)
+    assert r.passes == 2 and float(r.delta.width) < 2e-3 * float(r.delta.upper)
+
+
+def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
+    """Where a finer pass is out of reach (L = 5, N = 5000: the light law's smoothness fails
+    at small tol) the last enclosure stands; bad rel is refused."""
+    from exactdp.reductions import kfourier as kf
+    monkeypatch.setattr(kf, "DELTA_TOL0", 1e-5)
+    P = reverse_canonical_pair(5000, 5, 2)
+    r = kf.kfourier_delta_details(P, "1/5", Fraction(11, 10), rel=1e-7)
+    assert r.delta.lower > 0 and 1 <= r.passes <= kf.DELTA_PASSES
+    assert r.delta.overlaps(kf.kfourier_delta(P, "1/5", Fraction(11, 10), tol=1e-5))
+    with pytest.raises(ParameterError):
+        kf.kfourier_delta_details(P, "1/5", 2, rel=0)

@@ -9,13 +9,16 @@ of the two (``worst``), built by :func:`exactdp.reductions.pairs.canonical_pair`
 * ``k = 1``: the pair's own distribution (:func:`exactdp.from_pair`: tree or
   Fourier strategy, any size);
 * ``k > 1``: the strategies of :mod:`exactdp.reductions.methods` -- the exact enumeration
-  of the pair's law where it fits, else (eta) the k-copies search
-  (:func:`exactdp.reductions.kcopies.kcopies_eta`) capped at :data:`MAX_NODES` nodes, and
+  of the pair's law where it fits, else the k-copies search
+  (:func:`exactdp.reductions.kcopies.kcopies_eta`; delta: the difference of two searches,
+  :func:`exactdp.reductions.kcopies.kcopies_delta`, before an enumeration of more than
+  ``methods.KCOPIES_BEFORE_EXACT`` histograms) capped at :data:`MAX_NODES` nodes, and
   from ``kN >= 10^4`` outputs first the large-N k-copies strategy
-  (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta
-  beyond the enumeration comes from certified etas on a grid
-  (:func:`exactdp.reductions.kfourier.kfourier_delta`, coarse: relative width about
-  ``1 / DELTA_GRID``) where ``kN >= MIN_OUTPUTS``, else it is refused.
+  (:func:`exactdp.reductions.kfourier.kfourier_eta`; e.g. L = 40, N = 10^7); delta there
+  is the difference of two such certified etas
+  (:func:`exactdp.reductions.kfourier.kfourier_delta`: ``delta = P_1[E] - lam P_2[E]``, relative
+  width :data:`DELTA_REL` where the etas reach it), also from ``kN >= MIN_OUTPUTS`` when the
+  searches give up; else it is refused.
 
 Beyond the engines' capacity the answer is a one-line
 :class:`~exactdp.core.errors.CapacityError` (exit code 2 on the command line).
@@ -26,7 +29,9 @@ eps is found by bisection on rational ``lam`` in ``[1, e^(k eps0)]``
 :func:`_root_bracket` instead: a seeded Monte Carlo estimate
 (:func:`exactdp.apps.kscale.mc_eta`, not certified) places the start, each certified eta is
 as precise as its comparison with the target needs, and the bracket's ends are certified
-evaluations on either side of the target whatever the start.
+evaluations on either side of the target whatever the start.  A delta target there takes the
+same route with certified deltas (two etas each, :func:`_delta_rel`; start
+:func:`exactdp.apps.kscale.mc_delta`).
 
 >>> iv = k_eta(10, 2, "1/4", 2, lam=2)
 >>> float(iv.lower) > 0.39
@@ -52,10 +57,10 @@ from ..reductions.methods import KCOPIES_AUTO_MAX_NODES as MAX_NODES  # noqa: E4
 COMMANDS = ("eta", "delta", "epsilon", "calibrate")
 #: relative digits of each eta that calibrate compares with its target
 CAL_DIGITS = 3
-#: delta beyond the enumeration (large k N): grid points and heavy-node tolerance of
-#: :func:`exactdp.reductions.kfourier.kfourier_delta` (relative width about 1 / DELTA_GRID)
-DELTA_GRID = 16
-DELTA_TOL = 1e-6
+#: delta beyond the enumeration (large k N): the relative width asked of
+#: :func:`exactdp.reductions.kfourier.kfourier_delta` (the difference of two certified etas;
+#: its passes stop earlier at the etas' precision floor)
+DELTA_REL = 1e-4
 
 
 def _pairs(N, L, k, direction):
@@ -97,20 +102,28 @@ def _eta_one(P, q, lam, eps, inclusive, digits, *, progress=None):
         raise _too_big(P, "eta") from None
 
 
-def _delta_one(P, q, lam, eps):
+def _delta_one(P, q, lam, eps, rel=None):
     from ..law.distribution import from_pair
     from ..reductions import methods
     if P.k == 1:
         return from_pair(P, q=q).delta(lam, eps)
+    from ..reductions.kfourier import kfourier_delta
+    rel = DELTA_REL if rel is None else rel
+    if _kfourier_applies(P) and P.k * P.N >= methods.KFOURIER_FIRST:
+        # the large-N strategy first (the k-copies searches would spend their budget first)
+        from ..core.errors import PrecisionError
+        try:
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+        except (CapacityError, PrecisionError):
+            pass
     try:
         return methods.delta(P, q, lam, eps)
     except CapacityError:
         if _kfourier_applies(P):
-            from ..reductions.kfourier import kfourier_delta
-            return kfourier_delta(P, q, lam, eps=eps, tol=DELTA_TOL, grid=DELTA_GRID)
-        raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} needs the exact enumeration "
-                            "of the pair's law, which is beyond capacity (the k-copies search gives "
-                            f"eta only below k N = {_min_outputs()} outputs)") from None
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+        raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} is beyond capacity (the exact "
+                            f"enumeration, the k-copies searches' {MAX_NODES} nodes; the large-N "
+                            f"strategy needs k N >= {_min_outputs()} outputs)") from None
 
 
 def _min_outputs() -> int:
@@ -133,10 +146,14 @@ def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=Fals
                    for P in _pairs(N, L, k, direction)])
 
 
-def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward") -> Interval:
-    """Certified delta = E[(1 - lam/R)+] of the canonical pair under k-randomization."""
+def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward", rel=None) -> Interval:
+    """Certified delta = E[(1 - lam/R)+] of the canonical pair under k-randomization (``rel``:
+    the relative width asked where delta is the difference of two large-N etas; default
+    :data:`DELTA_REL`)."""
     q = domains.Q.parse(q)
-    return _worst([_delta_one(P, q, lam, eps) for P in _pairs(N, L, k, direction)])
+    if rel is not None and not (isinstance(rel, (int, float)) and 0 < rel < 1):
+        raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
+    return _worst([_delta_one(P, q, lam, eps, rel) for P in _pairs(N, L, k, direction)])
 
 
 def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
@@ -145,10 +162,11 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
     certified violated at ``eps_lo`` (or ``eps_lo = 0``).
 
     ``strategy``: ``"bisect"`` (bisection on rational ``lam`` in ``[1, e^(k eps0)]``,
-    :func:`exactdp.apps.peers.bisect_epsilon`), ``"secant"`` (an eta target only: the secant in
-    ``log eta`` of :func:`_root_bracket` from ``guess`` or a seeded Monte Carlo estimate, each
-    certified eta only as precise as its comparison with the target needs), or ``"auto"``
-    (the secant where the large-N k-copies strategy applies, ``k N >= 10^4``).  ``log(line)``
+    :func:`exactdp.apps.peers.bisect_epsilon`), ``"secant"`` (the secant in ``log eta`` or
+    ``log delta`` of :func:`_root_bracket` from ``guess`` or a seeded Monte Carlo estimate, each
+    certified eta or delta only as precise as its comparison with the target needs; for delta
+    the large-N k-copies strategy is needed, ``k N >= MIN_OUTPUTS``), or ``"auto"`` (the secant
+    where the large-N k-copies strategy comes first, ``k N >= 10^4``).  ``log(line)``
     receives one line per certified evaluation (secant)."""
     from .peers import bisect_epsilon, exp_eps0_rr
     if (delta is None) == (eta is None):
@@ -160,11 +178,13 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
     top = exp_eps0_rr(L, q) ** kk
     target = delta if delta is not None else eta
     pairs = _pairs(N, L, k, direction)
-    if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
-        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(eta), top, digits, guess=guess,
-                               log=log, direction=direction)
-    if strategy == "secant":
-        raise ParameterError("strategy 'secant' needs an eta target (delta: 'bisect' or 'auto')")
+    if strategy == "secant" or (strategy == "auto" and _secant_route(pairs)):
+        if delta is not None and not all(_kfourier_applies(P) for P in pairs):
+            raise ParameterError("strategy 'secant' with a delta target needs the large-N k-copies "
+                                 f"strategy (k N >= {_min_outputs()}); use 'bisect' or 'auto'")
+        return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(target), top, digits, guess=guess,
+                               log=log, direction=direction,
+                               quantity="delta" if delta is not None else "eta")
     if delta is not None:
         fn = _delta_fn(pairs, q)
     else:
@@ -179,14 +199,16 @@ def _strategy(s) -> str:
     return s
 
 
-def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction) -> Interval:
-    """eps for an eta target by :func:`_root_bracket` in ``u = eps`` (rational ``lam`` near
-    ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
+def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction,
+                    quantity="eta") -> Interval:
+    """eps for an eta (or delta) target by :func:`_root_bracket` in ``u = eps`` (rational ``lam``
+    near ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
     from ..core.lam import ln_interval
     P0 = pairs[0]
     eps_max = math.log(top.numerator) - math.log(top.denominator)
+    value = _delta_rel if quantity == "delta" else _eta_rel
     if guess is None:
-        guess = _mc_guess(direction, P0.N, P0.L, k, target, q=q, log=log)
+        guess = _mc_guess(direction, P0.N, P0.L, k, target, q=q, log=log, quantity=quantity)
         if guess is None:
             guess = min(2.0, eps_max / 2)
             if log:
@@ -195,17 +217,17 @@ def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction) 
         guess = float(guess)
         if not 0 <= guess:
             raise ParameterError(f"guess must be an eps >= 0, got {guess}")
-    ratio = [8.0]
+    ratio = [8.0, 2.0]            # width / tol seen: eta, delta
 
     def f(u, relw):
         # (beyond e^650 floats overflow: the top, where eta = 0)
         lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 650 else top
         lam = min(lam, top)
-        return (_eta_rel(pairs, q, lam, None, relw, target, ratio=ratio), lam,
+        return (value(pairs, q, lam, None, relw, target, ratio=ratio), lam,
                 math.log(lam.numerator) - math.log(lam.denominator))
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=0.0, hi=eps_max, step=0.1,
-                        slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS)
+                        slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS, quantity=quantity)
     # lam = top = e^(k eps0) is met (R <= top): the upper end when none was found
     hi = ln_interval(top if res["b"] is None else res["b"][0]).upper
     lo = Fraction(0) if res["a"] is None else ln_interval(res["a"][0]).lower
@@ -256,10 +278,10 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     Returns ``{"q": Interval [q_lo, q_hi], "value_at_q": Interval}`` where the
     target is certified met at ``q_hi`` and not certified at ``q_lo``.
 
-    ``strategy="secant"`` (an eta target; ``"auto"`` where the large-N k-copies strategy
-    applies, ``k N >= 10^4``): no scan; :func:`_root_bracket` in ``q`` from ``guess`` or a seeded
-    Monte Carlo estimate of the least q, and the target is certified *violated* at ``q_lo``
-    (``"scan"``: the scan above).
+    ``strategy="secant"`` (``"auto"`` where the large-N k-copies strategy comes first,
+    ``k N >= 10^4``; a delta target needs it, ``k N >= MIN_OUTPUTS``): no scan;
+    :func:`_root_bracket` in ``q`` from ``guess`` or a seeded Monte Carlo estimate of the least
+    q, and the target is certified *violated* at ``q_lo`` (``"scan"``: the scan above).
     """
     if (eta is None) == (delta is None):
         raise ParameterError("give exactly one of eta or delta as the target")
@@ -271,11 +293,13 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     if strategy not in ("auto", "secant", "scan"):
         raise ParameterError(f"strategy must be 'auto', 'secant' or 'scan', got {strategy!r}")
     pairs = _pairs(N, L, k, direction)
-    if eta is not None and (strategy == "secant" or (strategy == "auto" and _secant_route(pairs))):
+    if strategy == "secant" or (strategy == "auto" and _secant_route(pairs)):
+        if delta is not None and not all(_kfourier_applies(P) for P in pairs):
+            raise ParameterError("strategy 'secant' with a delta target needs the large-N k-copies "
+                                 f"strategy (k N >= {_min_outputs()}); use 'scan' or 'auto'")
         return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess=guess,
-                                 log=log, direction=direction)
-    if strategy == "secant":
-        raise ParameterError("strategy 'secant' needs an eta target (delta: 'scan' or 'auto')")
+                                 log=log, direction=direction,
+                                 quantity="delta" if delta is not None else "eta")
 
     def value(q):
         if eta is not None:
@@ -324,15 +348,16 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     return {"q": Interval(a, b), "value_at_q": vb, "note": ""}
 
 
-def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, direction) -> dict:
-    """The least q for an eta target by :func:`_root_bracket` in ``u = q`` (rationals with
-    ``digits + 4`` decimals)."""
+def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, direction,
+                      quantity="eta") -> dict:
+    """The least q for an eta (or delta) target by :func:`_root_bracket` in ``u = q`` (rationals
+    with ``digits + 4`` decimals)."""
     lam = domains.LAM.parse(lam) if lam is not None else None
     eps = domains.EPS.parse(eps) if eps is not None else None
     P0 = pairs[0]
     if guess is None:
         e = eps if eps is not None else math.log(lam)
-        guess = _mc_guess(direction, P0.N, P0.L, k, target, eps=e, log=log)
+        guess = _mc_guess(direction, P0.N, P0.L, k, target, eps=e, log=log, quantity=quantity)
         if guess is None:
             guess = 0.36
             if log:
@@ -342,16 +367,19 @@ def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, directi
         if guess >= Fraction(1, 2):
             raise ParameterError(f"guess must be a q in (0, 1/2), got {guess}")
         guess = float(guess)
-    ratio = [8.0]
+    ratio = [8.0, 2.0]            # width / tol seen: eta, delta
     scale = 10 ** (digits + 4)
     lo, hi = Fraction(1, 1000), Fraction(scale // 2 - 1, scale)
 
+    value = _delta_rel if quantity == "delta" else _eta_rel
+
     def f(u, relw):
         qq = min(max(Fraction(round(u * scale), scale), lo), hi)
-        return _eta_rel(pairs, qq, lam, eps, relw, target, ratio=ratio), qq, float(qq)
+        return value(pairs, qq, lam, eps, relw, target, ratio=ratio), qq, float(qq)
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=float(lo), hi=float(hi),
-                        step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS)
+                        step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS,
+                        quantity=quantity)
     if not res["done"]:                # (at q = 1/2, R = 1: eta = 0 for lam >= 1)
         _not_reached(res, digits, Interval(res["a"][0] if res["a"] else 0,
                                            res["b"][0] if res["b"] else Fraction(1, 2)), "q")
@@ -384,8 +412,7 @@ def _run(cmd, args) -> dict:
     direction = domains.parse_direction(args.direction)
     if args.digits is not None:
         digits = domains.DIGITS.parse(args.digits)
-    elif cmd in ("epsilon", "calibrate") and args.eta is not None \
-            and _secant_route(_pairs(N, L, k, direction)):
+    elif cmd in ("epsilon", "calibrate") and _secant_route(_pairs(N, L, k, direction)):
         digits = LARGE_DIGITS
     else:
         digits = 6
@@ -497,8 +524,33 @@ def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
     return _worst(out)
 
 
+def _delta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
+    """Certified delta of the worse pair with relative width about ``relw`` near ``target``: the
+    difference of two large-N etas (:func:`exactdp.reductions.kfourier.kfourier_delta`, one pass)
+    at heavy-node tolerance ``relw target / ratio`` (``ratio``: the width over ``tol`` seen, updated),
+    else :func:`_delta_one` (the exact enumeration, or kfourier's passes)."""
+    from ..core.errors import PrecisionError
+    from ..reductions.kfourier import kfourier_delta
+    out = []
+    for P in pairs:
+        iv = None
+        if _kfourier_applies(P):
+            tol = min(max(relw * float(target) / ratio[1], 1e-12), 1e-3)
+            try:
+                iv = kfourier_delta(P, q, lam, eps=eps, tol=tol)
+            except (PrecisionError, CapacityError):
+                iv = None
+            if iv is not None and iv.width > 0:
+                ratio[1] = max(ratio[1], min(float(iv.width) / tol, 100.0))
+        if iv is None:
+            iv = _delta_one(P, q, lam, eps, max(relw, 1e-6))
+        out.append(iv)
+    return _worst(out)
+
+
 def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, step: float,
-                  slope: float, log=None, max_evals: int = MAX_EVALS, what: str = "u") -> dict:
+                  slope: float, log=None, max_evals: int = MAX_EVALS, what: str = "u",
+                  quantity: str = "eta") -> dict:
     """Certified bracket of the root of a nonincreasing ``f(u) = target`` (u a float coordinate:
     q or eps).  ``f(u, relw) -> (Interval, key, u_used)`` evaluates at the rational ``key`` near
     ``u`` with relative width about ``relw``.
@@ -551,7 +603,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
         seen[key] = seen.get(key, 0) + 1
         if log:
             a, b = ends["a"], ends["b"]
-            log(f"  [{n}] {what} = {u:.10g}: eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+            log(f"  [{n}] {what} = {u:.10g}: {quantity} in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
                 f"(asked {relw:.1g} relative) {side}; {what} in [{'?' if a is None else f'{a[0]:.8g}'}, "
                 f"{'?' if b is None else f'{b[0]:.8g}'}] ({time.time() - t0:.0f} s)")
         return side, key
@@ -634,7 +686,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
 
 
 def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, draws: int,
-             log=None, what="u") -> tuple[float, bool]:
+             log=None, what="u", quantity="eta") -> tuple[float, bool]:
     """The secant on ``log`` of a seeded Monte Carlo estimate ``fn(u)`` (nonincreasing in u): a
     root *estimate* (not certified) and whether it came near the target."""
     lt = math.log(target)
@@ -642,7 +694,7 @@ def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, d
     def g(u):
         v = fn(u)
         if log:
-            log(f"  {what} = {u:.6g}: Monte Carlo eta ~ {v:.4g} ({draws} draws, an estimate)")
+            log(f"  {what} = {u:.6g}: Monte Carlo {quantity} ~ {v:.4g} ({draws} draws, an estimate)")
         return math.log(max(v, 1.0 / draws)) - lt
     f0, f1 = g(u0), g(u1)
     for _ in range(5):
@@ -656,10 +708,13 @@ def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, d
     return u1, abs(f1) < 1.0
 
 
-def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None) -> float | None:
+def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None,
+              quantity="eta") -> float | None:
     """A Monte Carlo estimate (not certified) of the least q (``q is None``) or the least eps
-    (``eps is None``) with eta = target for the worse pair; ``None`` when none came near."""
-    from .kscale import mc_eta
+    (``eps is None``) with eta (or delta) = target for the worse pair; ``None`` when none came
+    near."""
+    from .kscale import mc_delta, mc_eta
+    mc_eta = mc_delta if quantity == "delta" else mc_eta
     out = []
     for rev in {"forward": [False], "reverse": [True], "worst": [False, True]}[direction]:
         if q is None:
@@ -667,13 +722,13 @@ def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None) -> floa
             fn = lambda u: mc_eta(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
                                   draws=MC_DRAWS, seed=MC_SEED, reverse=rev)
             u, ok = _mc_root(fn, float(target), 0.36, 0.365, lo=0.01, hi=0.499, draws=MC_DRAWS,
-                             log=log, what="q")
+                             log=log, what="q", quantity=quantity)
         else:
             qq = Fraction(q)
             fn = lambda u: mc_eta(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
                                   reverse=rev)
             u, ok = _mc_root(fn, float(target), 2.0, 2.2, lo=1e-6, hi=50.0, draws=MC_DRAWS,
-                             log=log, what="eps")
+                             log=log, what="eps", quantity=quantity)
         if ok:
             out.append(u)
     return max(out) if out else None

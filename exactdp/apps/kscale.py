@@ -31,7 +31,7 @@ from ..core.interval import Interval
 from ..reductions.kfourier import kfourier_eta
 from ..reductions.pairs import canonical_pair, reverse_canonical_pair
 
-__all__ = ["KS", "eta_k", "mc_eta", "estimate_q", "certified_q", "row", "figure", "main", "load_rows",
+__all__ = ["KS", "eta_k", "mc_eta", "mc_delta", "estimate_q", "certified_q", "row", "figure", "main", "load_rows",
            "kscale_claims", "leveling_claim"]
 
 #: the k of 000 §6.1's figure
@@ -51,6 +51,26 @@ def mc_eta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_00
     heavy levels' ``(1 + u t)^n`` multiplied out, the light ones by the exact power-sum
     generating function ``exp(sum (-1)^(i-1) p_i t^i / i)`` (floats, weights scaled to
     ``u = k c / M``).  Only a starting point for :func:`certified_q`."""
+    import numpy as np
+    logR = _mc_log_r(k, q, N=N, L=L, draws=draws, seed=seed, reverse=reverse)
+    e = float(eps)
+    return float(np.mean(logR < -e) if reverse else np.mean(logR > e))
+
+
+def mc_delta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_000, seed: int = 3,
+             reverse: bool = False) -> float:
+    """A seeded Monte Carlo *estimate* (not certified) of ``delta = E_1[(1 - e^eps / R~)_+]``
+    (``R~ = R`` under ``D_m`` forward, ``1 / R`` under ``D`` reverse; the draws of
+    :func:`mc_eta`).  Only a starting point for the certified searches."""
+    import numpy as np
+    logR = _mc_log_r(k, q, N=N, L=L, draws=draws, seed=seed, reverse=reverse)
+    lt = -logR if reverse else logR
+    with np.errstate(over="ignore"):
+        return float(np.mean(np.maximum(0.0, 1.0 - np.exp(np.minimum(float(eps) - lt, 700.0)))))
+
+
+def _mc_log_r(k, q, *, N, L, draws, seed, reverse):
+    """``draws`` seeded samples of ``log R`` under the first law (floats; :func:`mc_eta`)."""
     import numpy as np
     from ..model.mechanism import Mechanism
     q = Fraction(q)
@@ -87,9 +107,7 @@ def mc_eta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_00
     ek = np.einsum("dj,dj->d", H, g[:, ::-1])
     lkappa = k * math.log(M) - (math.lgamma(M + 1) - math.lgamma(k + 1) - math.lgamma(M - k + 1))
     with np.errstate(divide="ignore"):
-        logR = lkappa - k * math.log(k) + np.log(ek)
-    e = float(eps)
-    return float(np.mean(logR < -e) if reverse else np.mean(logR > e))
+        return lkappa - k * math.log(k) + np.log(ek)
 
 
 def estimate_q(k: int, *, target=Fraction(1, 100), N: int = 10**7, L: int = 40, eps=2,

@@ -60,7 +60,7 @@ from ..engine.search import Schedule, walk
 from ..core.lam import parse_lam_eps
 from ..model.pair import Pair, weight
 
-__all__ = ["KCopies", "kcopies", "kcopies_eta", "MAX_TILTS"]
+__all__ = ["KCopies", "kcopies", "kcopies_eta", "kcopies_delta", "MAX_TILTS"]
 
 #: Largest number of class compositions of the changed user's ``k`` outputs
 #: (forward pairs condition on each: ``C(k + d, d)`` of them).
@@ -328,8 +328,21 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     lam, eps = parse_lam_eps(lam, eps)
     if not 0 < tol < 1:
         raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    return _event_mass(red, q, lam, eps, inclusive=inclusive, tol=tol, prec=prec, max_nodes=max_nodes,
+                       progress=progress, changed=red.forward, upper=red.forward)
+
+
+def _event_mass(red, q, lam, eps, *, inclusive=False, tol=1e-15, prec=128, max_nodes=None,
+                progress=None, changed: bool, upper: bool) -> Interval:
+    """``P[R > lam]`` (``upper``) or ``P[R < 1/lam]`` (not ``upper``), ``R = e_k / C(kN, k)``
+    (``P(S | 0^(N-1) + w) / P(S | 0^N)``), under the law with the changed user (``changed``:
+    ``k(N - 1)`` null outputs and ``k`` draws from ``w``) or the null law (``0^(kN)``).
+    :func:`kcopies_eta` is (changed, upper) forward and (null, lower) reverse; the other two are
+    the second etas of :func:`kcopies_delta`.  The search and its bounds do not depend on the
+    law (each tilt is a search from its own offset) nor on the side (``up``, ``lo``: the masses
+    on either side of the same threshold)."""
     N, k, d = red.N, red.k, red.d
-    ntilt = comb(k + d, d) if red.forward else 1
+    ntilt = comb(k + d, d) if changed else 1
     if ntilt > MAX_TILTS:
         raise CapacityError(f"kcopies_eta: {ntilt} class compositions of the changed user's k = {k} outputs "
                             f"> MAX_TILTS = {MAX_TILTS}; use a smaller k or d")
@@ -340,11 +353,11 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     C = comb(k * N, k)
     pi0 = [comb(d, j) * q ** j * p ** (d - j) for j in range(d + 1)]
     pi1 = [comb(d, j) * p ** j * q ** (d - j) for j in range(d + 1)]
-    th = lam_threshold(Fraction(C * scale), lam, eps, invert=not red.forward, prec=prec)
+    th = lam_threshold(Fraction(C * scale), lam, eps, invert=not upper, prec=prec)
     tau = th.value                    # exact, or (eps) a rational no integer e_k can tie
     S = _Search(a, pi0, k, tau, prec, tol, max_nodes=max_nodes, progress=progress)
     lo_acc, hi_acc = Fraction(0), Fraction(0)
-    if red.forward:
+    if changed:
         for classes in combinations_with_replacement(range(d + 1), k):   # the k outputs' classes
             t = [classes.count(c) for c in range(d + 1)]
             wt = Fraction(1)
@@ -355,11 +368,47 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
             if wt == 0:
                 continue
             up, eq, lo, drop = S.run(t, k * (N - 1))
-            iv = _event(up, eq, drop, inclusive)
+            iv = _event(up if upper else lo, eq, drop, inclusive)
             lo_acc += wt * iv.lower
             hi_acc += wt * iv.upper
     else:
         up, eq, lo, drop = S.run([0] * (d + 1), k * N)
-        iv = _event(lo, eq, drop, inclusive)
+        iv = _event(up if upper else lo, eq, drop, inclusive)
         lo_acc, hi_acc = iv.lower, iv.upper
     return Interval(max(lo_acc, Fraction(0)), min(hi_acc, Fraction(1)))
+
+
+def kcopies_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-15, prec: int = 128,
+                  max_nodes: int | None = None, progress=None) -> Interval:
+    """Certified ``delta = E[(1 - lam / R~)+]`` (``R~ = R`` forward, ``1/R`` reverse) as the
+    difference of two searches (:func:`exactdp.reductions.kfourier.kfourier_delta` derives it):
+    forward ``P_(D_m)[R > lam] - lam P_D[R > lam]``, reverse ``P_D[R < 1/lam] - lam
+    P_(D_m)[R < 1/lam]``; with ``a``, ``b`` the two enclosures and ``lam`` in ``[lam_lo, lam_hi]``
+    (``e^eps``), ``delta in [a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]``.  The width is the two
+    searches' dropped mass (``tol`` per node), absolute.  ``max_nodes`` bounds each search.
+
+    >>> from exactdp.reductions.pairs import delta_exact
+    >>> P = Pair.homogeneous(3, 2, 0, 0, 3, k=2)             # 000's pair, N = 3, L = 2, k = 2
+    >>> kcopies_delta(P, "1/4", 2).contains(delta_exact(P, "1/4", 2))
+    True
+    """
+    from ..core.lam import exp_interval
+    red = kcopies(P)
+    if red is None:
+        raise ParameterError("kcopies_delta needs a homogeneous base with x = z or x_m = z "
+                             f"(got {P.describe()})")
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = parse_lam_eps(lam, eps)
+    if not 0 < tol < 1:
+        raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    if lam is not None:
+        lam_lo = lam_hi = lam
+    else:
+        e = exp_interval(eps)
+        lam_lo, lam_hi = e.lower, e.upper
+    kw = {"tol": tol, "prec": prec, "max_nodes": max_nodes, "progress": progress}
+    a = _event_mass(red, q, lam, eps, changed=red.forward, upper=red.forward, **kw)
+    b = _event_mass(red, q, lam, eps, changed=not red.forward, upper=red.forward, **kw)
+    lo = min(max(a.lower - lam_hi * b.upper, Fraction(0)), Fraction(1))
+    hi = min(max(a.upper - lam_lo * b.lower, lo), Fraction(1))
+    return Interval(lo, hi)

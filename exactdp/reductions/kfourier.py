@@ -200,6 +200,12 @@ measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`
 ``tol = 1e-5`` the monotone groups dominate instead: 95 % of the width at ``k = 64`` (the last
 split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
 
+**delta.**  The walk takes the law (null, or with the changed user) and the side (``R > lam``
+or ``R < 1/lam``) separately (:class:`_Run`), so ``delta = P_1[E] - lam P_2[E]`` is the
+difference of two certified etas (:func:`kfourier_delta`): at ``L = 40``, ``N = 10^7``,
+``k = 2``, ``q = 0.351``, ``eps = 2`` relative width ~1e-4 in ~12 s, where the monotone grid of
+16 etas gave 8e-2 in 40 s (``benchmarks/RESULTS.md``, kdelta).
+
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
 >>> 0.46 < float(iv.lower) <= float(iv.upper) < 0.48
@@ -226,7 +232,8 @@ from ..model.mechanism import Mechanism
 from ..model.pair import Pair
 from .kcopies import kcopies
 
-__all__ = ["KFourier", "kfourier_eta", "kfourier_details", "kfourier_delta", "MIN_OUTPUTS"]
+__all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
+           "kfourier_delta_details", "MIN_OUTPUTS"]
 
 #: the last heavy split keeps children down to this fraction of ``tol`` (they become
 #: leaves, one Fourier item each, not further splits)
@@ -936,16 +943,35 @@ def _monotone_pieces(box: _Box, ylo: float, yhi: float = math.inf) -> bool:
 
 
 class _Run:
+    """One certified walk: ``P[R > lam]`` (``upper``) or ``P[R < 1/lam]`` (not ``upper``) under
+    the law with the changed user (``changed``: ``k(N - 1)`` null outputs and ``k`` of law
+    ``pi1``) or the null law (all ``kN`` null).  By default both follow the pair's direction
+    (forward: changed, upper; reverse: null, lower: :func:`kfourier_eta`); the other two
+    combinations are the second etas of :func:`kfourier_delta`.
+
+    The law enters only through the counts ``n_users``, ``m_users`` (every node and light law
+    carries its own null and changed-user counts), the side only through the threshold ``thr``
+    and the conversion of the bounds of ``P[R > thr]`` (:meth:`add_up_exact`,
+    :meth:`add_dn_exact`, :meth:`flush_bin`).  The shortcuts hold for every combination: the
+    node decisions and :meth:`bound_group` bound ``P[R > thr | node]`` by Chernoff bounds of the
+    node's own light / rest laws (any counts ``n``, ``m``) and by couplings of the outputs' levels
+    (``e_k`` nondecreasing in every weight, whatever the law); the series' monotonicity in ``Y``
+    is a property of ``R`` as a function; the lower side is ``1 - P[R >= thr]``, from the same
+    bounds with lower and upper exchanged."""
+
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
-                 alpha: float = 0.0, pilot: bool = False):
+                 alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
+                 upper: bool | None = None):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
+        self.changed = red.forward if changed is None else bool(changed)
+        self.upper = red.forward if upper is None else bool(upper)
         N, k, d = red.N, red.k, red.d
         self.k = k
         mech = Mechanism(d, q)
         M = k * N
         self.M = M
-        self.n_users = k * (N - 1) if red.forward else k * N
-        self.m_users = k if red.forward else 0
+        self.n_users = k * (N - 1) if self.changed else k * N
+        self.m_users = k if self.changed else 0
         plan = split_plan(mech, M)
         self.plan = plan
         self.light, self.heavy = list(plan.light), list(plan.heavy)
@@ -976,7 +1002,7 @@ class _Run:
             L_ = _arb(Fraction(lam))
         else:
             L_ = _arb(Fraction(eps)).exp()
-        self.thr = L_ if red.forward else 1 / L_
+        self.thr = L_ if self.upper else 1 / L_
         # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
         # cancels to first order (module doc), so the bracket's width in p_2 shrinks
         xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
@@ -1612,14 +1638,14 @@ class _Run:
 
     def add_up_exact(self, P, A):
         """``A`` bounds ``P[x >= s_up]`` from above, for a node of mass ``P``."""
-        if self.red.forward:
+        if self.upper:
             self.hi += P * A
         else:
             self.lo += P * (1 - A)
 
     def add_dn_exact(self, P, A):
         """``A`` bounds ``P[x > s_dn]`` from below."""
-        if self.red.forward:
+        if self.upper:
             self.lo += P * A
         else:
             self.hi += P * (1 - A)
@@ -1663,7 +1689,7 @@ class _Run:
             W = sum((P for *_, P in self.pend_up), arb(0))
             S = self.mix([(n, m, s - aa, P) for n, m, s, P in self.pend_up], sg, U1, T1, T2, W)
             # sum P P[x >= s] <= S + W Q
-            if self.red.forward:
+            if self.upper:
                 self.hi += S + W * self.gtail
             else:
                 self.lo += W - S - W * self.gtail
@@ -1671,7 +1697,7 @@ class _Run:
             W = sum((P for *_, P in self.pend_dn), arb(0))
             S = self.mix([(n, m, s + aa, P) for n, m, s, P in self.pend_dn], sg, U1, T1, T2, W)
             # sum P P[x > s] >= S - W Q
-            if self.red.forward:
+            if self.upper:
                 self.lo += S - W * self.gtail
             else:
                 self.hi += W - S + W * self.gtail
@@ -1803,12 +1829,13 @@ def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
     return arb_poly(cf)
 
 
-def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes) -> float:
+def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None) -> float:
     """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
     mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
     A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
     try:
-        run = _Run(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True)
+        run = _Run(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True,
+                   changed=changed, upper=upper)
         run.run()
     except (CapacityError, PrecisionError):
         return 0.0
@@ -1822,6 +1849,11 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes) -> float:
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
                      max_nodes: int = 300_000) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`)."""
+    red, q, lam, eps = _checked(P, q, lam, eps, tol)
+    return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes)
+
+
+def _checked(P, q, lam, eps, tol):
     red = kcopies(P)
     if red is None:
         raise ParameterError("kfourier_eta needs a homogeneous base with x = z or x_m = z "
@@ -1833,13 +1865,22 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     if red.k * red.N < MIN_OUTPUTS:
         raise CapacityError(f"kfourier: k N = {red.k * red.N} < {MIN_OUTPUTS} outputs; "
                             "use the k-copies tree")
+    return red, q, lam, eps
+
+
+def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
+             upper=None) -> KFourier:
+    """One certified walk (:class:`_Run`; ``changed``, ``upper``: its law and side, by default
+    the pair's direction's)."""
     t0 = time.time()
     old = ctx.prec
     try:
         alpha = 0.0
         if ALPHA_SHIFT and red.k > 1:
-            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes)
-        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha)
+            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes, changed=changed,
+                                 upper=upper)
+        run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
+                   upper=upper)
         run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
@@ -1863,8 +1904,149 @@ def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol
     return kfourier_details(P, q, lam, eps=eps, tol=tol, prec=prec, max_nodes=max_nodes).eta
 
 
-def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int = 16,
-                   prec: int = 160, max_nodes: int = 300_000) -> Interval:
+#: relative width asked of :func:`kfourier_delta` by default (difference route)
+DELTA_REL = 1e-3
+#: first heavy-node tolerance of the difference route, its floor, and its most passes
+DELTA_TOL0 = 1e-6
+DELTA_TOL_FLOOR = 1e-11
+DELTA_PASSES = 3
+
+
+@dataclass(frozen=True)
+class KDelta:
+    """A certified delta from two certified etas (:func:`kfourier_delta_details`): ``first``
+    ``= P_1[E]``, ``second = P_2[E]`` with ``delta = first - lam second`` (the event ``E`` and the
+    laws in :func:`kfourier_delta`), ``tol`` the heavy-node tolerance of the last pass."""
+
+    delta: Interval
+    first: Interval
+    second: Interval
+    tol: float
+    passes: int
+    seconds: float
+
+
+def _lam_bounds(lam, eps):
+    if lam is not None:
+        return Fraction(lam), Fraction(lam)
+    e = exp_interval(Fraction(eps))
+    return e.lower, e.upper
+
+
+def _diff(first: Interval, second: Interval, lam_lo: Fraction, lam_hi: Fraction) -> Interval:
+    """``[a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]`` clipped to ``[0, 1]`` (delta >= 0 always)."""
+    lo = first.lower - lam_hi * second.upper
+    hi = first.upper - lam_lo * second.lower
+    lo = min(max(lo, Fraction(0)), Fraction(1))
+    hi = min(max(hi, lo), Fraction(1))
+    return Interval(lo, hi)
+
+
+def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
+                           rel: float = DELTA_REL, prec: int = 160, max_nodes: int = 300_000) -> KDelta:
+    """:func:`kfourier_delta`'s difference route with its two etas (:class:`KDelta`).
+
+    ``tol`` given: one pass, both etas at heavy-node tolerance ``tol``.  Else passes from
+    :data:`DELTA_TOL0`, each next ``tol`` scaled by the width asked (``rel`` times delta) over
+    the width obtained (the width is about proportional to ``tol``), down to
+    :data:`DELTA_TOL_FLOOR`, at most :data:`DELTA_PASSES` passes; the passes' enclosures are
+    intersected (each is certified).  A finer pass out of the strategy's reach (its
+    ``CapacityError`` or ``PrecisionError``), or one not 20 % narrower than the last (the
+    etas' precision floor), ends the passes."""
+    red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
+    if not (isinstance(rel, (int, float)) and 0 < rel < 1):
+        raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
+    lam_lo, lam_hi = _lam_bounds(lam, eps)
+    t0 = time.time()
+    t = DELTA_TOL0 if tol is None else tol
+    out = None
+    passes = 0
+    while True:
+        passes += 1
+        try:
+            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes).eta
+            # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
+            b = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
+                         upper=red.forward).eta
+        except (CapacityError, PrecisionError):
+            if out is None:
+                raise
+            passes -= 1
+            break                   # a finer pass is out of reach: the last enclosure stands
+        iv = _diff(a, b, lam_lo, lam_hi)
+        stalled = False
+        if out is not None:
+            if not out[0].overlaps(iv):
+                raise PrecisionError("kfourier_delta: two certified enclosures do not overlap")
+            # the etas' width no longer follows tol (the strategy's floor here): stop
+            stalled = iv.width > Fraction(4, 5) * out[0].width
+            iv = out[0].intersect(iv)
+        out = (iv, a, b, t)
+        if tol is not None or stalled or passes >= DELTA_PASSES or t <= DELTA_TOL_FLOOR:
+            break
+        want = rel * float(iv.upper)
+        got = float(iv.width)
+        if got <= want:
+            break
+        t = max(t * max(0.5 * want / got, 1e-2), DELTA_TOL_FLOOR)
+    iv, a, b, t = out
+    return KDelta(iv, a, b, t, passes, time.time() - t0)
+
+
+def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
+                   rel: float = DELTA_REL, grid: int | None = None, prec: int = 160,
+                   max_nodes: int = 300_000) -> Interval:
+    """Certified ``delta`` at large ``kN`` as the difference of two certified etas.
+
+    **The difference.**  For a pair ``(D_1, D_2)`` (first, second) with privacy ratio
+    ``R~ = P(S | D_1) / P(S | D_2)`` (000 (1.5)), the least ``delta`` with
+    ``P_1[B] <= lam P_2[B] + delta`` for every ``B`` (000 (1.1) with an additive ``delta``) is
+    ``sum_S (P_1(S) - lam P_2(S))_+``, the sum over ``E = {R~ > lam}``; and
+    ``P_2(S) = P_1(S) / R~(S)``:
+
+        delta(lam) = P_1[R~ > lam] - lam P_2[R~ > lam] = E_1[(1 - lam / R~)_+].
+
+    With ``R = P(S | D_m) / P(S | D)`` the k-copies statistic of the module doc (000 (8.21)):
+
+    * forward (``D_1 = D_m``, ``D_2 = D``, ``R~ = R``): ``delta = P_(D_m)[R > lam] - lam P_D[R > lam]``
+      (the second eta: every output null, the *upper* threshold ``lam``);
+    * reverse (``D_1 = D``, ``D_2 = D_m``, ``R~ = 1/R``): ``delta = P_D[R < 1/lam] - lam
+      P_(D_m)[R < 1/lam]`` (the second eta: the changed user's ``k`` outputs of law ``pi1``
+      (000 (3.5), (3.9)), the *lower* threshold ``1/lam``).
+
+    (The first eta is 000 (1.6)-(1.7)'s eta of the pair.)
+
+    The first eta is :func:`kfourier_eta`'s; the second is the same walk with the other law and
+    the same side (:class:`_Run`).  With ``a in [a_lo, a_hi]``, ``b in [b_lo, b_hi]`` and ``lam
+    in [lam_lo, lam_hi]`` (``lam = e^eps``: :func:`~exactdp.core.lam.exp_interval`)
+
+        delta in [a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]   (clipped to [0, 1]).
+
+    The width is that of ``a`` plus ``lam`` times that of ``b`` (each a few times ``tol``), not
+    relative to delta: ``tol`` is chosen by passes until the relative width ``rel``
+    (:func:`kfourier_delta_details`).  Strict and inclusive thresholds give the same enclosures.
+
+    ``grid`` (explicit only): also the monotone grid of ``grid`` certified etas (:func:`_grid_delta`,
+    at ``tol`` or 1e-6) and the intersection of the two enclosures.
+
+    >>> from exactdp.reductions.pairs import reverse_canonical_pair
+    >>> iv = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-5)
+    >>> 0.1 < float(iv.lower) < float(iv.upper) < 0.12
+    True
+    """
+    iv = kfourier_delta_details(P, q, lam, eps=eps, tol=tol, rel=rel, prec=prec,
+                                max_nodes=max_nodes).delta
+    if grid is not None:
+        g = _grid_delta(P, q, lam, eps=eps, tol=1e-6 if tol is None else tol, grid=grid, prec=prec,
+                        max_nodes=max_nodes)
+        if not g.overlaps(iv):
+            raise PrecisionError("kfourier_delta: the grid and difference enclosures do not overlap")
+        iv = g.intersect(iv)
+    return iv
+
+
+def _grid_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int = 16,
+                prec: int = 160, max_nodes: int = 300_000) -> Interval:
     """Certified ``delta = E[(1 - lam / R~)+]`` at large ``kN`` from ``grid`` certified etas,
     where ``R~`` is the statistic whose upper tail :func:`kfourier_eta` encloses
     (``P[R~ > r] = eta(r)``: ``R`` forward, ``1 / R`` reverse).
@@ -1880,21 +2062,17 @@ def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: i
     partition is refined greedily: the cell contributing most to the width
     (``~ du (eta(r_left) - eta(r_right))``) is halved, one new eta each, until ``grid`` etas;
     the width is about ``eta(lam) / grid`` at worst (first order: a coarse but certified
-    enclosure).
+    enclosure; :func:`kfourier_delta`'s difference route is the default).
 
     >>> from exactdp.reductions.pairs import reverse_canonical_pair
-    >>> iv = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), grid=4, tol=1e-5)
+    >>> iv = _grid_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), grid=4, tol=1e-5)
     >>> 0 < float(iv.lower) < float(iv.upper) < 0.5
     True
     """
     lam, eps = parse_lam_eps(lam, eps)
     if not (isinstance(grid, int) and 1 <= grid <= 10_000):
         raise ParameterError(f"grid must be an integer in [1, 10000], got {grid!r}")
-    if lam is not None:
-        lam_lo = lam_hi = Fraction(lam)
-    else:
-        e = exp_interval(Fraction(eps))
-        lam_lo, lam_hi = e.lower, e.upper
+    lam_lo, lam_hi = _lam_bounds(lam, eps)
     cache = {}
 
     def eta(u):                                      # eta at r = lam_lo / u
