@@ -39,3 +39,33 @@ def test_monotone_at_ymin_when_the_margin_fails():
             K._Run.ensure_monotone(run, box, 0.2, YMAX)
     finally:
         ctx.prec = old
+
+
+def test_walk_retried_with_the_extra_light_level_heavy(monkeypatch):
+    """Where the certificate fails with EXTRA_LIGHT's level light, the walk is run again with
+    it heavy (the same enclosure as a walk asked with ``EXTRA_LIGHT = 0``); where it fails
+    with no level to give back, the error stands."""
+    from fractions import Fraction
+    from exactdp.reductions.pairs import canonical_pair
+    P = canonical_pair(5000, 6, 2)
+    q, lam = Fraction(1, 4), Fraction(2)
+    orig = K._Run.ensure_monotone
+    seen = []
+
+    def flaky(self, box, ymin, ymax):
+        seen.append(self.extra_light)
+        if self.extra_light:
+            raise K._NotMonotone("kfourier: cannot certify that R increases with the light statistic")
+        return orig(self, box, ymin, ymax)
+    monkeypatch.setattr(K._Run, "ensure_monotone", flaky)
+    got = K.kfourier_eta(P, q, lam, tol=1e-4)
+    assert seen[0] == 1 and seen[-1] == 0
+    monkeypatch.setattr(K._Run, "ensure_monotone", orig)
+    monkeypatch.setattr(K, "EXTRA_LIGHT", 0)
+    assert got == K.kfourier_eta(P, q, lam, tol=1e-4)
+
+    def never(self, box, ymin, ymax):
+        raise K._NotMonotone("kfourier: cannot certify that R increases with the light statistic")
+    monkeypatch.setattr(K._Run, "ensure_monotone", never)
+    with pytest.raises(PrecisionError):
+        K.kfourier_eta(P, q, lam, tol=1e-4)

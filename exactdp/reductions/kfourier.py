@@ -175,7 +175,10 @@ heavy split, where children down to ``tol * LEAF_FRACTION`` become leaves (and
 ``tol * PENULT_FRACTION`` at the split before it).  The
 lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
 light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
-mass over many small nodes).
+mass over many small nodes).  Where that spreads the light statistic too widely for the
+monotonicity certificate below (small ``q``: at ``q = 0.30``, ``k = 16`` its Chernoff range is
+``[0.17, 1.26]``), the walk is run again with the level heavy; the certificate is asked at the
+region's margin below ``Ymin`` first, then at ``Ymin`` itself (each suffices for its laws).
 
 **Light undecided children in monotone groups.**  Such a child's mass need not enter the
 width whole.  Among the children of one node with the same changed-user count,
@@ -942,6 +945,10 @@ def _monotone_pieces(box: _Box, ylo: float, yhi: float = math.inf) -> bool:
     return all(box.enclose([p[j] for p in prods]) > 0 for j in range(k))
 
 
+class _NotMonotone(PrecisionError):
+    """The series enclosure's monotonicity in ``Y`` could not be certified (module doc)."""
+
+
 class _Run:
     """One certified walk: ``P[R > lam]`` (``upper``) or ``P[R < 1/lam]`` (not ``upper``) under
     the law with the changed user (``changed``: ``k(N - 1)`` null outputs and ``k`` of law
@@ -961,7 +968,7 @@ class _Run:
 
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
-                 upper: bool | None = None):
+                 upper: bool | None = None, extra_light: int | None = None):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         self.changed = red.forward if changed is None else bool(changed)
         self.upper = red.forward if upper is None else bool(upper)
@@ -978,7 +985,10 @@ class _Run:
         # the lowest heavy level(s) back to the light law where many heavy levels remain:
         # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
         # mass over many small nodes, while their weights are small enough for the bracket
-        for _ in range(EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0):
+        if extra_light is None:
+            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0
+        self.extra_light = extra_light
+        for _ in range(extra_light):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
         ctx.prec = prec
@@ -1198,7 +1208,7 @@ class _Run:
             # what fails: the point ymin itself suffices for this law
             ylo, rb = ymin, box
             if not check(rb, 0):
-                raise PrecisionError("kfourier: cannot certify that R increases with the light statistic")
+                raise _NotMonotone("kfourier: cannot certify that R increases with the light statistic")
         self.regions.append((ylo, yhi, rb))
 
     def _chernoff_level(self, law2, sign):
@@ -1881,7 +1891,17 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
                                  upper=upper)
         run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
                    upper=upper)
-        run.run()
+        try:
+            run.run()
+        except _NotMonotone:
+            if not run.extra_light:
+                raise
+            # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
+            # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
+            # heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way round)
+            run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
+                       changed=changed, upper=upper, extra_light=0)
+            run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
             lo = arb_to_interval(run.lo - run.fail).lower
