@@ -920,6 +920,58 @@ class _SeriesFloat:
         return _log_newton(lambda y: self.ends(y)[which], lthr, y0)
 
 
+class _FloatGuesses:
+    """A series leaf's guesses from :class:`_SeriesFloat`: Newton roots of the float ends, and
+    screens: ``may_pass_*`` is False only where the float image misses the threshold by
+    ``GUESS_MARGIN`` (the arb check would fail; skipping it keeps a bound at 0 or 1)."""
+
+    def __init__(self, th, y0: float, thr, ymin: float):
+        self.fl, self.y0 = _SeriesFloat(th, y0), y0
+        self.lthr = float(thr.log().mid())
+        self.cache = {ymin: self.fl.ends(ymin)}
+
+    def _ends(self, y):
+        if y not in self.cache:
+            self.cache[y] = self.fl.ends(y)
+        return self.cache[y]
+
+    def may_pass_lo(self, y) -> bool:
+        return self._ends(y)[0][0] > self.lthr - GUESS_MARGIN
+
+    def may_pass_up(self, y) -> bool:
+        return self._ends(y)[1][0] < self.lthr + GUESS_MARGIN
+
+    def root_lo(self) -> float:
+        return self.fl.root(0, self.lthr, self.y0)
+
+    def root_up(self) -> float:
+        return self.fl.root(1, self.lthr, self.y0)
+
+
+class _ArbGuesses:
+    """The guesses without floats (``GUESS_FLOATS`` off): Newton in arb on the main term, then
+    on the enclosure's ends; no screen."""
+
+    def __init__(self, th, y0: float, thr):
+        self.th, self.y0, self.thr, self.x_main = th, y0, thr, None
+
+    def may_pass_lo(self, y) -> bool:
+        return True
+
+    may_pass_up = may_pass_lo
+
+    def _main(self) -> float:
+        if self.x_main is None:
+            self.x_main = self.th.root(self.th.main_value, self.thr, self.y0)
+        return self.x_main
+
+    def root_lo(self) -> float:
+        return self.th.root(self.th.lo_end, self.thr, self._main())
+
+    def root_up(self) -> float:
+        return self.th.root(self.th.up_end, self.thr, self._main())
+
+
 #: relative steps from a Newton guess to a certified threshold point (series)
 _STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 
@@ -1540,17 +1592,13 @@ class _Run:
         thr = self.thr
         self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
-        if GUESS_FLOATS:
-            self._series_points_float(n, m, law, th, P, ys=(ymin, ymax))
-            return
-        # Newton on the cheap main term first, then on the enclosure's ends (floats: guesses)
-        x_main = th.root(th.main_value, thr, law.meanf)
+        g = _FloatGuesses(th, law.meanf, thr, ymin) if GUESS_FLOATS else _ArbGuesses(th, law.meanf, thr)
         if "dn" not in self.sides:
             pass
-        elif th.lo(a0) > thr:
+        elif g.may_pass_lo(ymin) and th.lo(a0) > thr:
             self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
         else:
-            x = th.root(th.lo_end, thr, x_main)
+            x = g.root_lo()
             s_dn = None
             for dlt in _STEPS:
                 c = arb(x * (1 + dlt))
@@ -1565,58 +1613,12 @@ class _Run:
                 self.tail(n, m, law, s_dn, P, "dn")
         if "up" not in self.sides:
             pass
-        elif not th.up(a0) < thr:
-            self.add_up_exact(P, arb(1))
-        elif th.up(a1) < thr:
-            self.add_up_exact(P, arb(0))          # R > thr only on the failure event
-        else:
-            x = th.root(th.up_end, thr, x_main)
-            s_up = a0
-            for dlt in _STEPS:
-                c = arb(x * (1 - dlt))
-                if c > a0 and th.up(c) < thr:
-                    s_up = c
-                    break
-            self.tail(n, m, law, s_up, P, "up")
-
-    def _series_points_float(self, n, m, law, th, P, *, ys):
-        """:meth:`series_bin_leaf`'s points with float guesses (:class:`_SeriesFloat`): the
-        same arb checks decide every bound; a check is skipped only where the float image
-        misses the threshold by ``GUESS_MARGIN`` (the check would fail; skipping it can only
-        keep a bound at its trivial value, 0 or 1)."""
-        thr = self.thr
-        ymin, ymax = ys
-        a0, a1 = arb(ymin), arb(ymax)
-        lthr = float(thr.log().mid())
-        fl = _SeriesFloat(th, law.meanf)
-        mg = GUESS_MARGIN
-        (llo0, _), (lup0, _) = fl.ends(ymin)
-        if "dn" not in self.sides:
-            pass
-        elif llo0 > lthr - mg and th.lo(a0) > thr:
-            self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
-        else:
-            x = fl.root(0, lthr, law.meanf)
-            s_dn = None
-            for dlt in _STEPS:
-                c = arb(x * (1 + dlt))
-                if not c < a1:
-                    break
-                if th.lo(c) > thr:
-                    s_dn = c
-                    break
-            if s_dn is None:
-                self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
-            else:
-                self.tail(n, m, law, s_dn, P, "dn")
-        if "up" not in self.sides:
-            pass
-        elif lup0 > lthr + mg or not th.up(a0) < thr:
+        elif not (g.may_pass_up(ymin) and th.up(a0) < thr):
             self.add_up_exact(P, arb(1))          # (a float far above: the check cannot pass)
-        elif fl.ends(ymax)[1][0] < lthr + mg and th.up(a1) < thr:
+        elif g.may_pass_up(ymax) and th.up(a1) < thr:
             self.add_up_exact(P, arb(0))          # R > thr only on the failure event
         else:
-            x = fl.root(1, lthr, law.meanf)
+            x = g.root_up()
             s_up = a0
             for dlt in _STEPS:
                 c = arb(x * (1 - dlt))
