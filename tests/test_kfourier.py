@@ -15,7 +15,7 @@ import pytest
 from exactdp.core.errors import CapacityError, ParameterError
 from exactdp.model.mechanism import Mechanism
 from exactdp.reductions import methods
-from exactdp.reductions.kcopies import kcopies_eta
+from exactdp.reductions.kcopies import kcopies, kcopies_eta
 from exactdp.reductions.kfourier import kfourier_details, kfourier_eta
 from exactdp.reductions.pairs import Pair, canonical_pair, reverse_canonical_pair
 
@@ -454,7 +454,7 @@ def test_deployment_reverse_k32_monte_carlo():
 def _run_eta(P, lam, tol, *, changed, upper, q="1/5"):
     """One certified walk with the law (``changed``) and side (``upper``) given."""
     from exactdp.reductions import kfourier as kf
-    red = kf.kcopies(P)
+    red = kcopies(P)
     return kf._details(red, Fraction(q), Fraction(lam), None, tol, changed=changed, upper=upper).eta
 
 

@@ -60,7 +60,7 @@ from ..engine.search import Schedule, walk
 from ..core.lam import parse_lam_eps
 from ..model.pair import Pair, weight
 
-__all__ = ["KCopies", "kcopies", "kcopies_eta", "kcopies_delta", "MAX_TILTS"]
+__all__ = ["KCopies", "kcopies", "kcopies_eta", "kcopies_delta", "parse_query", "MAX_TILTS"]
 
 #: Largest number of class compositions of the changed user's ``k`` outputs
 #: (forward pairs condition on each: ``C(k + d, d)`` of them).
@@ -304,6 +304,20 @@ def _event(side, eq, drop, inclusive: bool) -> Interval:
     return Interval(max(lo, Fraction(0)), min(hi, Fraction(1)))
 
 
+def parse_query(P: Pair, q, lam, eps, tol: float, who: str):
+    """``(red, q, lam, eps)``: the k-copies reduction of ``P`` (:func:`kcopies`) and the query's
+    exact inputs, parsed once; one-line errors naming ``who`` and the parameter."""
+    red = kcopies(P)
+    if red is None:
+        raise ParameterError(f"{who} needs a homogeneous base with x = z or x_m = z "
+                             f"(got {P.describe()})")
+    q = Fraction(domains.Q.parse(q))
+    lam, eps = parse_lam_eps(lam, eps)
+    if not 0 < tol < 1:
+        raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    return red, q, lam, eps
+
+
 def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-15,
                 prec: int = 128, max_nodes: int | None = None, progress=None) -> Interval:
     """Certified enclosure of ``eta = P[R > lam]`` (``>=`` if ``inclusive``),
@@ -320,14 +334,7 @@ def kcopies_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol:
     >>> 0.0536 < float(iv.lower) < float(iv.upper) < 0.0537, float(iv.width) < 1e-8
     (True, True)
     """
-    red = kcopies(P)
-    if red is None:
-        raise ParameterError("kcopies_eta needs a homogeneous base with x = z or x_m = z "
-                             f"(got {P.describe()})")
-    q = Fraction(domains.Q.parse(q))
-    lam, eps = parse_lam_eps(lam, eps)
-    if not 0 < tol < 1:
-        raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    red, q, lam, eps = parse_query(P, q, lam, eps, tol, "kcopies_eta")
     return _event_mass(red, q, lam, eps, inclusive=inclusive, tol=tol, prec=prec, max_nodes=max_nodes,
                        progress=progress, changed=red.forward, upper=red.forward)
 
@@ -393,14 +400,7 @@ def kcopies_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-15, prec: i
     True
     """
     from ..core.lam import exp_interval
-    red = kcopies(P)
-    if red is None:
-        raise ParameterError("kcopies_delta needs a homogeneous base with x = z or x_m = z "
-                             f"(got {P.describe()})")
-    q = Fraction(domains.Q.parse(q))
-    lam, eps = parse_lam_eps(lam, eps)
-    if not 0 < tol < 1:
-        raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    red, q, lam, eps = parse_query(P, q, lam, eps, tol, "kcopies_delta")
     if lam is not None:
         lam_lo = lam_hi = lam
     else:

@@ -226,14 +226,13 @@ from math import comb
 import numpy as np
 from flint import acb, acb_poly, arb, arb_mat, arb_poly, ctx, fmpq
 
-from ..core import domains
 from ..core.errors import CapacityError, ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..core.lam import exp_interval, parse_lam_eps
 from ..engine.largen import K_SMOOTH, LightLaw, pmf_window, split_plan
 from ..model.mechanism import Mechanism
 from ..model.pair import Pair
-from .kcopies import kcopies
+from .kcopies import parse_query
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
            "kfourier_delta_details", "MIN_OUTPUTS"]
@@ -1866,14 +1865,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
 
 
 def _checked(P, q, lam, eps, tol):
-    red = kcopies(P)
-    if red is None:
-        raise ParameterError("kfourier_eta needs a homogeneous base with x = z or x_m = z "
-                             f"(got {P.describe()})")
-    q = Fraction(domains.Q.parse(q))
-    lam, eps = parse_lam_eps(lam, eps)
-    if not 0 < tol < 1:
-        raise ParameterError(f"tol must lie in (0, 1), got {tol}")
+    red, q, lam, eps = parse_query(P, q, lam, eps, tol, "kfourier_eta")
     if red.k * red.N < MIN_OUTPUTS:
         raise CapacityError(f"kfourier: k N = {red.k * red.N} < {MIN_OUTPUTS} outputs; "
                             "use the k-copies tree")
