@@ -495,8 +495,8 @@ def test_delta_difference_agrees_with_the_ordinary_engine_at_k1(fac):
     assert r.delta.upper == r.first.upper - lam * r.second.lower
 
 
-@pytest.mark.parametrize("fac", [pytest.param(canonical_pair, marks=pytest.mark.slow),
-                                 reverse_canonical_pair])
+@pytest.mark.slow
+@pytest.mark.parametrize("fac", [canonical_pair, reverse_canonical_pair])
 def test_delta_difference_inside_the_grid(fac):
     """L = 5, N = 5000, k = 2: the difference route overlaps the certified grid enclosure and is
     far narrower; with grid asked the result is the intersection; for eps the lam interval
