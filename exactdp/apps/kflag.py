@@ -714,18 +714,18 @@ def _mc_guess(direction, N, L, k, target, *, q=None, eps=None, log=None,
     (``eps is None``) with eta (or delta) = target for the worse pair; ``None`` when none came
     near."""
     from .kscale import mc_delta, mc_eta
-    mc_eta = mc_delta if quantity == "delta" else mc_eta
+    mc = mc_delta if quantity == "delta" else mc_eta
     out = []
     for rev in {"forward": [False], "reverse": [True], "worst": [False, True]}[direction]:
         if q is None:
             e = float(eps)
-            fn = lambda u: mc_eta(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
+            fn = lambda u: mc(k, Fraction(u).limit_denominator(10**9), N=N, L=L, eps=e,  # noqa: E731
                                   draws=MC_DRAWS, seed=MC_SEED, reverse=rev)
             u, ok = _mc_root(fn, float(target), 0.36, 0.365, lo=0.01, hi=0.499, draws=MC_DRAWS,
                              log=log, what="q", quantity=quantity)
         else:
             qq = Fraction(q)
-            fn = lambda u: mc_eta(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
+            fn = lambda u: mc(k, qq, N=N, L=L, eps=u, draws=MC_DRAWS, seed=MC_SEED,  # noqa: E731
                                   reverse=rev)
             u, ok = _mc_root(fn, float(target), 2.0, 2.2, lo=1e-6, hi=50.0, draws=MC_DRAWS,
                              log=log, what="eps", quantity=quantity)

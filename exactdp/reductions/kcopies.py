@@ -60,7 +60,7 @@ from ..engine.search import Schedule, walk
 from ..core.lam import parse_lam_eps
 from ..model.pair import Pair, weight
 
-__all__ = ["KCopies", "kcopies", "kcopies_eta", "kcopies_delta", "parse_query", "MAX_TILTS"]
+__all__ = ["KCopies", "kcopies", "kcopies_eta", "kcopies_delta", "delta_of_two_masses", "parse_query", "MAX_TILTS"]
 
 #: Largest number of class compositions of the changed user's ``k`` outputs
 #: (forward pairs condition on each: ``C(k + d, d)`` of them).
@@ -399,16 +399,17 @@ def kcopies_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-15, prec: i
     >>> kcopies_delta(P, "1/4", 2).contains(delta_exact(P, "1/4", 2))
     True
     """
-    from ..core.lam import exp_interval
+    from ..core.lam import lam_interval
     red, q, lam, eps = parse_query(P, q, lam, eps, tol, "kcopies_delta")
-    if lam is not None:
-        lam_lo = lam_hi = lam
-    else:
-        e = exp_interval(eps)
-        lam_lo, lam_hi = e.lower, e.upper
     kw = {"tol": tol, "prec": prec, "max_nodes": max_nodes, "progress": progress}
     a = _event_mass(red, q, lam, eps, changed=red.forward, upper=red.forward, **kw)
     b = _event_mass(red, q, lam, eps, changed=not red.forward, upper=red.forward, **kw)
-    lo = min(max(a.lower - lam_hi * b.upper, Fraction(0)), Fraction(1))
-    hi = min(max(a.upper - lam_lo * b.lower, lo), Fraction(1))
+    return delta_of_two_masses(a, b, lam_interval(lam, eps))
+
+
+def delta_of_two_masses(first: Interval, second: Interval, lam: Interval) -> Interval:
+    """``delta = P_1[E] - lam P_2[E]`` from enclosures of the two masses and of ``lam``:
+    ``[a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]`` clipped to ``[0, 1]`` (delta >= 0 always)."""
+    lo = min(max(first.lower - lam.upper * second.upper, Fraction(0)), Fraction(1))
+    hi = min(max(first.upper - lam.lower * second.lower, lo), Fraction(1))
     return Interval(lo, hi)

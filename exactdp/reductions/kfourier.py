@@ -228,11 +228,11 @@ from flint import acb, acb_poly, arb, arb_mat, arb_poly, ctx, fmpq
 
 from ..core.errors import CapacityError, ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
-from ..core.lam import exp_interval, parse_lam_eps
+from ..core.lam import lam_interval, parse_lam_eps
 from ..engine.largen import K_SMOOTH, LightLaw, pmf_window, split_plan
 from ..model.mechanism import Mechanism
 from ..model.pair import Pair
-from .kcopies import parse_query
+from .kcopies import delta_of_two_masses, parse_query
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
            "kfourier_delta_details", "MIN_OUTPUTS"]
@@ -1940,22 +1940,6 @@ class KDelta:
     seconds: float
 
 
-def _lam_bounds(lam, eps):
-    if lam is not None:
-        return Fraction(lam), Fraction(lam)
-    e = exp_interval(Fraction(eps))
-    return e.lower, e.upper
-
-
-def _diff(first: Interval, second: Interval, lam_lo: Fraction, lam_hi: Fraction) -> Interval:
-    """``[a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]`` clipped to ``[0, 1]`` (delta >= 0 always)."""
-    lo = first.lower - lam_hi * second.upper
-    hi = first.upper - lam_lo * second.lower
-    lo = min(max(lo, Fraction(0)), Fraction(1))
-    hi = min(max(hi, lo), Fraction(1))
-    return Interval(lo, hi)
-
-
 def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
                            rel: float = DELTA_REL, prec: int = 160, max_nodes: int = 300_000) -> KDelta:
     """:func:`kfourier_delta`'s difference route with its two etas (:class:`KDelta`).
@@ -1970,7 +1954,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
-    lam_lo, lam_hi = _lam_bounds(lam, eps)
+    lam_iv = lam_interval(lam, eps)
     t0 = time.time()
     t = DELTA_TOL0 if tol is None else tol
     out = None
@@ -1987,7 +1971,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
                 raise
             passes -= 1
             break                   # a finer pass is out of reach: the last enclosure stands
-        iv = _diff(a, b, lam_lo, lam_hi)
+        iv = delta_of_two_masses(a, b, lam_iv)
         stalled = False
         if out is not None:
             if not out[0].overlaps(iv):
@@ -2086,7 +2070,8 @@ def _grid_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int 
     lam, eps = parse_lam_eps(lam, eps)
     if not (isinstance(grid, int) and 1 <= grid <= 10_000):
         raise ParameterError(f"grid must be an integer in [1, 10000], got {grid!r}")
-    lam_lo, lam_hi = _lam_bounds(lam, eps)
+    lam_iv = lam_interval(lam, eps)
+    lam_lo, lam_hi = lam_iv.lower, lam_iv.upper
     cache = {}
 
     def eta(u):                                      # eta at r = lam_lo / u
