@@ -74,7 +74,8 @@ times more at large ``N`` (59 000 evaluations at N = 10^9, L = 5; 1 400 now).  F
 (arb) is used instead (``P[S_L >= s] <= e^{-theta s} M(theta)``,
 ``E(S_L - s)+ <= e^{-theta s} M(theta) / (e theta)``).
 
-**Excess sums** (delta, 000 (1.8) with the change of measure ``dD_m/dD = S``: the
+**Excess sums** (delta, the hockey-stick divergence of the law (1.6) of
+000_3d8ddaba8b46cf9c.txt, which itself defines only eta (1.7); with the change of measure ``dD_m/dD = S``: the
 forward delta is ``E_D (S - lam)+``, the reverse ``lam E_D (1/lam - S)+``).  Both
 ``E(S - s)+`` and ``E(s - S)+`` are accumulated node by node; a node left unexpanded
 adds its mass times ``max S`` (at most ``H + n_rem w_l``) to the first but only its mass

@@ -9,7 +9,8 @@ so here every evaluation is an enclosure and its digits are chosen from what the
 comparison needs:
 
 * ``u = ln x`` and ``f(u) = ln g(e^u) - ln target``: for the privacy queries (eta and
-  delta as functions of ``lam = e^eps``, 000 (1.7), (1.8)) ``f`` is decreasing and close to
+  delta as functions of ``lam = e^eps``: eta of 000 (1.7), delta the hockey-stick
+  divergence, which 000 does not define) ``f`` is decreasing and close to
   linear near its root over the widths that matter;
 * *locate*: regula falsi (Illinois) in ``u`` on 2-digit enclosures' midpoints;
 * *refine*: Newton steps with the secant slope, each enclosure asked the digits that

@@ -279,7 +279,8 @@ GUESS_SAMPLES = 20_000
 
 def _sampled_guess(dist, tgt: float, name: str):
     """``(ln lam, spread)`` where a seeded Monte Carlo sample of R puts eta (or delta =
-    ``E (1 - lam/R)+``, 000 (1.8), in both directions) at ``tgt``: placement only
+    ``E (1 - lam/R)+``, the hockey-stick divergence; 000 itself defines only eta, (1.7); in
+    both directions) at ``tgt``: placement only
     (:func:`exactdp.law.costly_crossing.decreasing_crossing` certifies); ``None`` when
     fewer than 30 draws lie above it."""
     import numpy as np
