@@ -66,3 +66,52 @@ def test_delta_exact_encloses_over_eps_ball():
     lo = pairs.delta_exact(P, Fraction(1, 4), Fraction(165, 100))    # e^0.5 = 1.6487... < 1.65
     hi = pairs.delta_exact(P, Fraction(1, 4), Fraction(164, 100))
     assert lo <= iv.lower <= iv.upper <= hi
+
+
+def _fake_kfourier(monkeypatch, widths, *, fail_at=()):
+    """kfourier_eta replaced by certified-looking enclosures of eta = 1/10 whose width is
+    ``widths(tol)``; records the tolerances asked."""
+    from exactdp.core.errors import PrecisionError
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    asked = []
+
+    def fake(P, q, lam, *, eps=None, inclusive=False, tol):
+        asked.append(tol)
+        if len(asked) in fail_at:
+            raise PrecisionError("cannot certify")
+        w = Fraction(widths(tol)).limit_denominator(10 ** 15)
+        return Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
+
+    monkeypatch.setattr(kfourier, "kfourier_eta", fake)
+    return asked
+
+
+def test_kfourier_passes_coarse_first_then_aimed(monkeypatch):
+    # width = 10 tol: the first pass is coarse, the second aimed at KFOURIER_AIM of the width
+    # asked (1e-3 of 0.1), and it ends there; more passes would mean the aim is ignored
+    asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
+    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+    assert asked[0] == methods.KFOURIER_TOL0 and len(asked) == 2
+    assert asked[1] < methods.KFOURIER_TOL0 / methods.KFOURIER_SHRINK
+    assert float(iv.width) <= 1e-3 * float(iv.upper)
+
+
+def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
+    # width never below 1e-3: two passes in a row not narrower end the search (not all
+    # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3))
+    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 4)
+    assert len(asked) < methods.KFOURIER_PASSES
+    assert float(iv.width) == pytest.approx(1e-3, rel=1e-9)
+
+
+def test_kfourier_passes_out_of_reach(monkeypatch):
+    from exactdp.core.errors import CapacityError
+    asked = _fake_kfourier(monkeypatch, lambda t: 10 * t, fail_at=(1,))
+    with pytest.raises(CapacityError):
+        methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+    # a later pass out of reach: the enclosure so far
+    asked = _fake_kfourier(monkeypatch, lambda t: 1e3 * t, fail_at=(2,))
+    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+    assert len(asked) == 2 and float(iv.width) == pytest.approx(1e3 * methods.KFOURIER_TOL0)
