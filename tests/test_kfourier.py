@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import sys
 from fractions import Fraction
 from math import comb, factorial
 
@@ -237,6 +238,7 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
     from exactdp.reductions import kfourier as kf
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
     monkeypatch.setattr(kf, "PENULT_FRACTION", 1.0)          # isolate the groups
+    monkeypatch.setattr(kf, "GROUP_HULL", False)             # the Chernoff ends (test_hull_groups)
     fine = kfourier_eta(P, q, lam, tol=1e-4)
     calls, groups = [], []
     side, group = kf._Run.side_bounds, kf._Run.bound_group
@@ -284,6 +286,65 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
     c = kfourier_eta(P, q, lam, tol=1e-2)
     assert ("dn",) in one_sided and ("up",) in one_sided
     assert c.lower <= fine.lower and fine.upper <= c.upper and c.width < b.width
+
+
+def test_hull_groups(monkeypatch):
+    """``_Run.hull_group``: an open group of the last split's children bounded child by child
+    under one law pair (module doc): the lower side's Fourier items take the group's fewest null
+    outputs (its last child's), the upper side's the most (its first child's), over one box set;
+    narrower than the Chernoff ends (3.1e-3 -> 2.0e-3) and overlapping them (L = 12,
+    N = 2 * 10^5, k = 2, tol 1e-2).  Fails with the two laws swapped."""
+    from exactdp.reductions import kfourier as kf
+    P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(kf, "GROUP_HULL", False)
+    a = kfourier_eta(P, q, lam, tol=1e-2)
+    monkeypatch.setattr(kf, "GROUP_HULL", True)
+    seen, hull, points = [], kf._Run.hull_group, kf._Run.series_points
+
+    def rec_hull(self, items):
+        seen.append([])
+        assert all(it[1] == items[0][1] and it[0] > nx[0] for it, nx in zip(items, items[1:]))
+        hull(self, items)
+        assert len(seen[-1]) == len(items)
+        for dn, up in seen[-1]:
+            assert dn[0] == items[-1][0] and up[0] == items[0][0]
+            assert dn[1] == up[1] == items[0][1]
+
+    def rec_points(self, E, boxes, ymin, ymax, y0, dn, up):
+        if sys._getframe(1).f_code.co_name == "hull_group":
+            seen[-1].append((dn, up))
+        points(self, E, boxes, ymin, ymax, y0, dn, up)
+    monkeypatch.setattr(kf._Run, "hull_group", rec_hull)
+    monkeypatch.setattr(kf._Run, "series_points", rec_points)
+    b = kfourier_eta(P, q, lam, tol=1e-2)
+    assert seen and sum(map(len, seen)) > 20
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert float(b.width) < 0.8 * float(a.width)
+    # a finer run (tol 1e-3) overlaps
+    monkeypatch.setattr(kf._Run, "hull_group", hull)
+    monkeypatch.setattr(kf._Run, "series_points", points)
+    c = kfourier_eta(P, q, lam, tol=1e-3)
+    assert c.lower <= b.upper and b.lower <= c.upper
+
+
+def test_fourier_counts_rounded_outward():
+    """``_Run.tail`` rounds a Fourier item's null count to the grid (``N_GRID_REL``): down for
+    the lower side (fewer outputs: a smaller light statistic), up for the upper (module doc)."""
+    from exactdp.reductions import kfourier as kf
+    from exactdp.reductions.kcopies import parse_query
+    from flint import ctx
+    red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
+    with ctx.workprec(ctx.prec):                  # _Run sets the working precision
+        run = kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10)
+        assert run.n_grid == 32
+        n, m = run.n_users - 1000 - 7, 3
+        law = run.law(n, m)[0]
+        s = kf.arb(law.meanf)
+        run.tail(n, m, law, s, kf.arb(1e-3), "up")
+        run.tail(n, m, law, s, kf.arb(1e-3), "dn")
+    (up,), (dn,) = run.pend[0]
+    assert up[0] % 32 == 0 and n < up[0] < n + 32
+    assert dn[0] % 32 == 0 and n - 32 < dn[0] < n
 
 
 @pytest.mark.slow

@@ -197,6 +197,32 @@ the group's mass ``D`` and one side only (``_Run.sides``): the same monotonicity
 leaf per end (``k = 16``, ``q = 0.356``, ``tol = 1e-4``: width 2.5e-4 -> 1.8e-4 at ~1.6x the CPU;
 at ``k = 64`` the last split has ~1.7e5 such children, so its cost there was not measured).
 
+**The last split's open groups child by child (``GROUP_HULL``, default).**  A group of the last
+split's children whose Chernoff ends leave more than ``tol * HULL_OPEN`` of mass open is bounded
+child by child without a light law per child (:meth:`_Run.hull_group`).  Its children differ
+only in the count ``A`` at the split level; their null light counts run from ``n_lo`` (the last
+child) to ``n_hi`` (the first), the changed-user count ``m`` is shared.  ``Y``, ``p_2``, ``p_3``
+are sums of nonnegative terms of i.i.d. outputs, so with ``n`` outputs taken as the first ``n``
+of one sequence ``Y_(n_lo) <= Y_n <= Y_(n_hi)`` pathwise (and the same for ``p_2``, ``p_3``):
+the box made of ``n_lo``'s lower and ``n_hi``'s upper Chernoff levels fails, for every child,
+with mass at most the two laws' failure bounds summed, and
+
+    P[Y_(n_lo) > s_dn] <= P[Y_n > s_dn],      P[Y_n >= s_up] <= P[Y_(n_hi) >= s_up].
+
+Each child keeps its own ``E_H``, its own certified points ``s_dn``, ``s_up`` over the shared
+box set (certified monotone as above) and its own mass: the group's width is the children's
+enclosure widths, not ``D (f(last) - f(first))``.  At ``L = 40``, ``N = 10^7``, ``k = 64``,
+``q = 0.3643``, ``tol = 1e-5`` the last split's groups fall from 8.6e-4 to 5e-6 of the width
+(``benchmarks/RESULTS.md``, kbig6).
+
+**Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
+another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
+outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
+the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
+grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
+``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation.  ``k = 16``, ``q = 0.356``,
+``tol = 1e-4``: CPU 32.9 -> 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves).
+
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
@@ -244,6 +270,10 @@ LEAF_FRACTION = 1e-2
 #: the second-to-last heavy split keeps undecided children down to this fraction of ``tol``
 #: (their mass would be dropped whole; each is split once more, into a few leaves)
 PENULT_FRACTION = 0.1
+#: ... and from ``k >= PENULT_FROM_K`` (with the last split's groups bounded child by child,
+#: ``GROUP_HULL``, the split before it holds most of the groups' width there)
+PENULT_FRACTION_LARGE_K = 1e-2
+PENULT_FROM_K = 64
 
 #: undecided children too light to expand are bounded in monotone groups by Chernoff bounds at
 #: the first of these deviations that decides a side (:meth:`_Run.bound_group`), not dropped whole
@@ -256,6 +286,17 @@ GROUP_DEPTH = 3
 #: a group of children of the *last* split (leaves) still open after the halving: its first child
 #: bounded from below and its last from above by the leaf enclosure, with the group's mass
 GROUP_LEAVES = False
+
+#: an open group of the last split's children (its Chernoff ends leave more than
+#: ``tol * HULL_OPEN`` of mass open) is bounded item by item under one shared light-law pair and
+#: box set (:meth:`_Run.hull_group`)
+GROUP_HULL = True
+HULL_OPEN = 1e-3
+
+#: a leaf's null count in the Fourier integral rounded to a multiple of ``2^j``, the largest
+#: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
+#: and up for the upper (:meth:`_Run.tail`; 0: exact counts)
+N_GRID_REL = 5e-3
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
@@ -1085,12 +1126,15 @@ class _Run:
             self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl])}
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
+        x = N_GRID_REL * math.sqrt(self.n_users)
+        self.n_grid = 2 ** int(math.floor(math.log2(x))) if x >= 2 else 1
         self.leaf_tol = tol * LEAF_FRACTION
         # an undecided child of mass below this is dropped: tol, tol * PENULT_FRACTION for the
         # children of the second-to-last split (they are split once more, into leaves), and
         # leaf_tol at the last split
         nh = len(self.heavy)
-        self.drop_below = [tol if i + 1 < nh - 1 else tol * PENULT_FRACTION if i + 1 == nh - 1 else self.leaf_tol
+        pf = PENULT_FRACTION if k < PENULT_FROM_K else PENULT_FRACTION_LARGE_K
+        self.drop_below = [tol if i + 1 < nh - 1 else tol * pf if i + 1 == nh - 1 else self.leaf_tol
                            for i in range(nh)]
         self.eps_int = tol / 4
         self.tol_f = tol * TOL_FAIL
@@ -1109,6 +1153,7 @@ class _Run:
         self._lkappa = self._lthr = None
         self.leaf_kids = False                 # bound_group: the children are leaves
         self.sides = ("dn", "up")              # the sides a leaf bounds (bound_group's ends)
+        self.hull_items = 0                    # children bounded by hull_group
 
     # ----------------------------------------------------------------- light laws
     @property
@@ -1391,6 +1436,10 @@ class _Run:
         up = self.side_bounds(l, n, m, poly, lower=False)
         f_lo = 1 - _hi(lo[0]) if lo else 0.0
         f_up = _hi(up) if up is not None else 1.0
+        if (GROUP_HULL and self.series and self.leaf_kids
+                and _hi(D) * (f_up - f_lo) > self.tol * HULL_OPEN):
+            self.hull_group(items)
+            return
         if len(items) > 1 and depth < GROUP_DEPTH and f_up - f_lo > GROUP_SPLIT:
             h = len(items) // 2
             self.bound_group(l, items[:h], depth + 1)
@@ -1414,6 +1463,40 @@ class _Run:
         else:
             self.add_dn_exact(D, arb(0))
         self.add_up_exact(D, arb(_hi(up)) if up is not None else arb(1))
+
+    def hull_group(self, items):
+        """A group of the last split's children (leaves; ascending count ``A`` at the split
+        level, so descending null count ``n``, one changed-user count ``m``) bounded item by
+        item with one shared light law pair and one box set (module doc, "hull"): the light
+        statistic ``Y``, ``p_2``, ``p_3`` of ``n`` outputs lie between those of ``n_lo`` and
+        ``n_hi`` outputs (the group's last and first counts) pathwise, so the box from
+        ``n_lo``'s lower and ``n_hi``'s upper Chernoff levels fails with mass at most the two
+        laws' failure bounds, and ``P[Y_(n_lo) > s] <= P[Y_n > s] <= P[Y_(n_hi) > s]``."""
+        k = self.k
+        n_hi, m = items[0][0], items[0][1]
+        n_lo = items[-1][0]
+
+        def coeffs(poly):
+            cf = poly.coeffs()
+            return [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        ib = max(range(len(items)), key=lambda i: _hi(items[i][3]))
+        self.b = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
+        try:
+            law_hi, _, P2hi, (_, _, ymax, _), f_hi = self.law(n_hi, m)
+            law_lo, P2lo, _, (_, ymin, _, _), f_lo = self.law(n_lo, m)
+            P3lo = self.laws[("p3", n_lo, m)][0]
+            P3hi = self.laws[("p3", n_hi, m)][1]
+            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi))
+            for box in boxes:
+                self.ensure_monotone(box, ymin, ymax)
+            fail = f_hi + f_lo
+            for n, _, poly, P in items:
+                self.fail += P * fail
+                self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
+                                   (n_lo, m, law_lo, P), (n_hi, m, law_hi, P))
+                self.hull_items += 1
+        finally:
+            self.b = 0
 
     def _alpha_p2(self, P2hi) -> float:
         """``alpha P2hi`` (float, upper end): ``x = y + alpha p_2 <= y + alpha P2hi``."""
@@ -1587,15 +1670,24 @@ class _Run:
         boxes = boxes()
         for box in boxes:
             self.ensure_monotone(box, ymin, ymax)
+        self.fail += P * fail
+        self.series_points(E, boxes, ymin, ymax, law.meanf,
+                           (n, m, law, P) if "dn" in self.sides else None,
+                           (n, m, law, P) if "up" in self.sides else None)
+
+    def series_points(self, E, boxes, ymin, ymax, y0, dn, up):
+        """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
+        power-sum ``boxes`` (certified monotone on ``[ymin, ymax]``; the caller adds the failure
+        mass): ``dn = (n, m, law, P)`` takes ``P[R > thr] >= P[Y > s_dn]`` with ``Y`` of that
+        law, ``up`` ``P[R > thr] <= P[Y >= s_up]``; ``None`` skips a side."""
         th = _Series(E, self.kappa, self.k, boxes)
         thr = self.thr
-        self.fail += P * fail
         a0, a1 = arb(ymin), arb(ymax)
-        g = _FloatGuesses(th, law.meanf, thr, ymin) if GUESS_FLOATS else _ArbGuesses(th, law.meanf, thr)
-        if "dn" not in self.sides:
+        g = _FloatGuesses(th, y0, thr, ymin) if GUESS_FLOATS else _ArbGuesses(th, y0, thr)
+        if dn is None:
             pass
         elif g.may_pass_lo(ymin) and th.lo(a0) > thr:
-            self.add_dn_exact(P, arb(1))          # Y <= Ymin lies in the failure event
+            self.add_dn_exact(dn[3], arb(1))      # Y <= Ymin lies in the failure event
         else:
             x = g.root_lo()
             s_dn = None
@@ -1607,15 +1699,16 @@ class _Run:
                     s_dn = c
                     break
             if s_dn is None:
-                self.add_dn_exact(P, arb(0))      # no certified point below Ymax: bound 0
+                self.add_dn_exact(dn[3], arb(0))  # no certified point below Ymax: bound 0
             else:
+                n, m, law, P = dn
                 self.tail(n, m, law, s_dn, P, "dn")
-        if "up" not in self.sides:
+        if up is None:
             pass
         elif not (g.may_pass_up(ymin) and th.up(a0) < thr):
-            self.add_up_exact(P, arb(1))          # (a float far above: the check cannot pass)
+            self.add_up_exact(up[3], arb(1))      # (a float far above: the check cannot pass)
         elif g.may_pass_up(ymax) and th.up(a1) < thr:
-            self.add_up_exact(P, arb(0))          # R > thr only on the failure event
+            self.add_up_exact(up[3], arb(0))      # R > thr only on the failure event
         else:
             x = g.root_up()
             s_up = a0
@@ -1624,6 +1717,7 @@ class _Run:
                 if c > a0 and th.up(c) < thr:
                     s_up = c
                     break
+            n, m, law, P = up
             self.tail(n, m, law, s_up, P, "up")
 
     def pilot_leaf(self, th, law, P):
@@ -1677,6 +1771,15 @@ class _Run:
                 else:
                     self.add_dn_exact(P, arb(0) if above else 1 - Bu)
                 return
+        if self.n_grid > 1:
+            # fewer distinct laws in the integral (its cost grows with them): a lower bound of
+            # P[Y > s] from fewer null outputs, an upper bound of P[Y >= s] from more (module doc)
+            n_min = max(2, self.n_users - self.n_slack)
+            g = self.n_grid
+            if side == "up":
+                n = -(-n // g) * g
+            elif n >= n_min:
+                n = max(n // g * g, n_min)
         self.pend.setdefault(self.b, ([], []))[0 if side == "up" else 1].append((n, m, s, P))
         self.fourier += 1
 
