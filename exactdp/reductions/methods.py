@@ -65,6 +65,16 @@ METHODS = ("exact", "kernel", "kcopies", "kfourier", "twotype", "minority", "lat
 KFOURIER_FIRST = 10_000
 #: Heavy-node tolerances the large-N k-copies strategy tries in turn (each about 3-5x slower).
 KFOURIER_TOLS = (1e-7, 3e-9, 1e-10)
+#: Where eta is large (small q) the relative width ``10^-digits`` is a large absolute width and a
+#: coarser first tolerance suffices: ``eta_mc 10^-digits / KFOURIER_WIDTH_PER_TOL`` (at most
+#: ``KFOURIER_TOL_MAX``; only when coarser than ``KFOURIER_TOLS[0]``), ``eta_mc`` a Monte Carlo
+#: estimate (:func:`exactdp.apps.kscale.mc_eta`, ``KFOURIER_MC_DRAWS`` draws; it only chooses the
+#: tolerance, never the enclosure).  Measured width / tol at L = 40, N = 10^7, lam = e^2, q = 0.30,
+#: k = 16, tol = 1e-4: ~14.  A pass that misses the width sets the next tolerance from its own
+#: width (``benchmarks/RESULTS.md``, kq30).
+KFOURIER_TOL_MAX = 1e-4
+KFOURIER_WIDTH_PER_TOL = 20.0
+KFOURIER_MC_DRAWS = 2000
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -189,20 +199,7 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
                            max_nodes=max_nodes, progress=progress)
     if name == "kfourier":
-        from ..core.errors import PrecisionError
-        from .kfourier import kfourier_eta
-        # heavy-node tolerance refined until 10^-digits relative (or 1e-9 absolute) width
-        iv = None
-        for t in KFOURIER_TOLS:
-            try:
-                iv = kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=t)
-            except PrecisionError as e:      # out of this strategy's reach: auto goes on
-                if iv is not None:
-                    break
-                raise CapacityError(str(e)) from None
-            if iv.width <= Fraction(1, 10 ** opt.digits) * iv.upper or iv.width <= Fraction(1, 10 ** 9):
-                break
-        return iv
+        return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits)
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
@@ -217,6 +214,53 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
     if name == "chernoff":
         return minority_eta(P, q, lam, inclusive=inclusive, method="chernoff")
     return minority_eta(P, q, lam, inclusive=inclusive, h=opt.step)
+
+
+def _kfourier_start(P: Pair, q: Fraction, lam, eps, digits: int) -> float | None:
+    """The first heavy-node tolerance when it may be coarser than ``KFOURIER_TOLS[0]`` (large
+    eta; see ``KFOURIER_TOL_MAX``), else None.  The Monte Carlo estimate only picks it."""
+    import math
+    from .kcopies import kcopies
+    red = kcopies(P)
+    if red is None:
+        return None
+    from ..apps.kscale import mc_eta        # floats; an estimate, not an enclosure
+    e = float(eps) if lam is None else math.log(float(lam))
+    try:
+        est = mc_eta(red.k, q, N=red.N, L=red.d, eps=e, draws=KFOURIER_MC_DRAWS,
+                     reverse=not red.forward)
+    except (ValueError, OverflowError, MemoryError):
+        return None
+    t0 = min(KFOURIER_TOL_MAX, est * 10.0 ** -digits / KFOURIER_WIDTH_PER_TOL)
+    return t0 if t0 > KFOURIER_TOLS[0] else None
+
+
+def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int) -> Interval:
+    """kfourier's heavy-node tolerance refined until ``10^-digits`` relative (or 1e-9 absolute)
+    width: from :func:`_kfourier_start` (large eta) while coarser than ``KFOURIER_TOLS[0]``, each
+    next tolerance from the last pass's width; then ``KFOURIER_TOLS``."""
+    from ..core.errors import PrecisionError
+    from .kfourier import kfourier_eta
+    t0 = _kfourier_start(P, q, lam, eps, digits)
+    tol, later, iv = (t0, list(KFOURIER_TOLS), None) if t0 else (KFOURIER_TOLS[0], list(KFOURIER_TOLS[1:]), None)
+    while tol is not None:
+        try:
+            iv = kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=tol)
+        except PrecisionError as e:          # out of this strategy's reach: auto goes on
+            if iv is not None:
+                break
+            raise CapacityError(str(e)) from None
+        want = Fraction(1, 10 ** digits) * iv.upper
+        if iv.width <= want or iv.width <= Fraction(1, 10 ** 9):
+            break
+        if tol > KFOURIER_TOLS[0]:
+            # a coarse pass: width about proportional to tol; aim at half the target
+            nxt = tol * max(0.05, min(0.5, 0.5 * float(want) / float(iv.width)))
+            if nxt > KFOURIER_TOLS[0]:
+                tol = nxt
+                continue
+        tol = later.pop(0) if later else None
+    return iv
 
 
 def _delta_exact(P: Pair, q: Fraction, lam, eps) -> Interval:
