@@ -203,6 +203,20 @@ measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`
 ``tol = 1e-5`` the monotone groups dominate instead: 95 % of the width at ``k = 64`` (the last
 split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
 
+**Small q (eta near 1).**  Clipping every weight at a cap, ``w -> min(w, w_cap)``, lowers ``R``
+pointwise (``e_k`` has nonnegative coefficients and is linear in each weight), so
+``P[R <= lam] <= P[R_clip <= lam]``, and with ``w_cap`` the top light level's weight ``R_clip`` is a
+statistic of light outputs only.  Checked, not used: at ``L = 40``, ``N = 10^7`` the heavy levels
+carry a large share of ``E p_1 = sum pi1`` (000 (3.5)): 44 % at ``q = 0.30``, ``k = 16`` (31 % at
+``k = 200``), so ``E p_1`` of the clipped law is 0.59 (0.72) and ``R_clip ~ 0.59^16 = 2e-4`` (``7e-30``)
+is far below ``lam = e^2``: the bound is 1.  The same coupling, applied after the heavy levels
+that matter are placed, is the node decision below ("every unplaced output lowered to the light
+law").  A relative budget for those decisions (decide a node when its Chernoff failure ``B`` is
+below ``tol``, total width ``<= tol``) was tried and never fired at ``q = 0.30``, ``k = 16``: the
+undecided nodes fail the coupling, not the deviation count.  What the small-q end costs instead
+is the certificate of monotonicity (its margin, now given up after repeated failures:
+``MARGIN_TRIES``), the leaves and the groups' width (``benchmarks/RESULTS.md``, kq30).
+
 **delta.**  The walk takes the law (null, or with the changed user) and the side (``R > lam``
 or ``R < 1/lam``) separately (:class:`_Run`), so ``delta = P_1[E] - lam P_2[E]`` is the
 difference of two certified etas (:func:`kfourier_delta`): at ``L = 40``, ``N = 10^7``,
