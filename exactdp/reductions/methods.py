@@ -67,7 +67,7 @@ KFOURIER_FIRST = 10_000
 KFOURIER_TOLS = (1e-7, 3e-9, 1e-10)
 #: Where eta is large (small q) the relative width ``10^-digits`` is a large absolute width and a
 #: coarser first tolerance suffices: ``eta_mc 10^-digits / KFOURIER_WIDTH_PER_TOL`` (at most
-#: ``KFOURIER_TOL_MAX``; only when coarser than ``KFOURIER_TOLS[0]``), ``eta_mc`` a Monte Carlo
+#: ``KFOURIER_TOL_MAX``; only when 10x coarser than ``KFOURIER_TOLS[0]``), ``eta_mc`` a Monte Carlo
 #: estimate (:func:`exactdp.apps.kscale.mc_eta`, ``KFOURIER_MC_DRAWS`` draws; it only chooses the
 #: tolerance, never the enclosure).  Measured width / tol at L = 40, N = 10^7, lam = e^2, q = 0.30,
 #: k = 16, tol = 1e-4: ~14.  A pass that misses the width sets the next tolerance from its own
@@ -232,7 +232,9 @@ def _kfourier_start(P: Pair, q: Fraction, lam, eps, digits: int) -> float | None
     except (ValueError, OverflowError, MemoryError):
         return None
     t0 = min(KFOURIER_TOL_MAX, est * 10.0 ** -digits / KFOURIER_WIDTH_PER_TOL)
-    return t0 if t0 > KFOURIER_TOLS[0] else None
+    # only a start well above the fixed one changes the route (q >= 0.35 keeps it: e.g. the
+    # README's k = 2, q = 0.351, eta ~ 0.0027)
+    return t0 if t0 >= 10 * KFOURIER_TOLS[0] else None
 
 
 def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int) -> Interval:
