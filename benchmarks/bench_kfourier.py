@@ -6,6 +6,10 @@ Fourier leaves and dropped mass per k and tolerance.  Prints a markdown table
 (with ``uptime``: the machine is shared).
 
     python benchmarks/bench_kfourier.py [--k 1 2 4] [--tol 1e-7 1e-8] [--q 0.351] [--direction forward]
+
+With ``--digits D`` each row is the route of ``exactdp eta --k K ... --digits D`` instead
+(:func:`exactdp.reductions.methods.eta` with ``method="kfourier"``: its passes of tolerances,
+the first from a Monte Carlo estimate of eta where eta is large); ``--tol`` is then ignored.
 """
 
 from __future__ import annotations
@@ -26,7 +30,10 @@ def main(argv=None) -> int:
     ap.add_argument("--N", type=int, default=10**7)
     ap.add_argument("--L", type=int, default=40)
     ap.add_argument("--direction", choices=("both", "forward", "reverse"), default="both")
+    ap.add_argument("--digits", type=int, default=None)
     args = ap.parse_args(argv)
+    if args.digits is not None:
+        return _route(args)
     print(f"load average at start: {os.getloadavg()}")
     print("| k | direction | tol | eta | relative width | seconds | CPU s | nodes | Fourier leaves | dropped | load |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -43,6 +50,25 @@ def main(argv=None) -> int:
                 print(f"| {k} | {name} | {tol:.0e} | [{float(iv.lower):.6g}, {float(iv.upper):.6g}] | "
                       f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {r.nodes} | {r.fourier} | {r.dropped:.1e} | "
                       f"{os.getloadavg()[0]:.1f} |", flush=True)
+    print(f"load average at end: {os.getloadavg()}")
+    return 0
+
+
+def _route(args) -> int:
+    from exactdp.reductions import methods
+    print(f"load average at start: {os.getloadavg()}")
+    print("| k | q | direction | digits | eta | relative width | seconds | CPU s | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for k in args.k:
+        for name, fac in (("forward", canonical_pair), ("reverse", reverse_canonical_pair)):
+            if args.direction not in ("both", name):
+                continue
+            t, c = time.time(), time.process_time()
+            iv = methods.eta(fac(args.N, args.L, k), args.q, eps=2, digits=args.digits, method="kfourier")
+            dt, dc = time.time() - t, time.process_time() - c
+            rel = float(iv.width) / float(iv.upper) if iv.upper > 0 else 0.0
+            print(f"| {k} | {args.q} | {name} | {args.digits} | [{float(iv.lower):.6g}, {float(iv.upper):.6g}] | "
+                  f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {os.getloadavg()[0]:.1f} |", flush=True)
     print(f"load average at end: {os.getloadavg()}")
     return 0
 
