@@ -226,8 +226,11 @@ grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
-``tol = 1e-5`` the monotone groups dominate instead: 95 % of the width at ``k = 64`` (the last
+``tol = 1e-5`` the monotone groups dominated instead: 95 % of the width at ``k = 64`` (the last
 split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
+With ``GROUP_HULL`` and ``PENULT_FRACTION_LARGE_K`` the last split's groups are ~2 % of the
+width at ``k = 64`` (relative width 13 % -> 2.8 %); what remains is the earlier splits' groups
+(children below ``tol``, 73 %) and the series enclosure (24 %).
 
 **delta.**  The walk takes the law (null, or with the changed user) and the side (``R > lam``
 or ``R < 1/lam``) separately (:class:`_Run`), so ``delta = P_1[E] - lam P_2[E]`` is the
