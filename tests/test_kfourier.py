@@ -310,10 +310,10 @@ def test_hull_groups(monkeypatch):
             assert dn[0] == items[-1][0] and up[0] == items[0][0]
             assert dn[1] == up[1] == items[0][1]
 
-    def rec_points(self, E, boxes, ymin, ymax, y0, dn, up):
+    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
         if sys._getframe(1).f_code.co_name == "hull_group":
             seen[-1].append((dn, up))
-        points(self, E, boxes, ymin, ymax, y0, dn, up)
+        points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
     monkeypatch.setattr(kf._Run, "hull_group", rec_hull)
     monkeypatch.setattr(kf._Run, "series_points", rec_points)
     b = kfourier_eta(P, q, lam, tol=1e-2)

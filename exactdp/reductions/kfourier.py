@@ -1501,7 +1501,7 @@ class _Run:
             for n, _, poly, P in items:
                 self.fail += P * fail
                 self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
-                                   (n_lo, m, law_lo, P), (n_hi, m, law_hi, P))
+                                   dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
                 self.hull_items += 1
         finally:
             self.b = 0
@@ -1680,10 +1680,10 @@ class _Run:
             self.ensure_monotone(box, ymin, ymax)
         self.fail += P * fail
         self.series_points(E, boxes, ymin, ymax, law.meanf,
-                           (n, m, law, P) if "dn" in self.sides else None,
-                           (n, m, law, P) if "up" in self.sides else None)
+                           dn=(n, m, law, P) if "dn" in self.sides else None,
+                           up=(n, m, law, P) if "up" in self.sides else None)
 
-    def series_points(self, E, boxes, ymin, ymax, y0, dn, up):
+    def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
         """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
         power-sum ``boxes`` (certified monotone on ``[ymin, ymax]``; the caller adds the failure
         mass): ``dn = (n, m, law, P)`` takes ``P[R > thr] >= P[Y > s_dn]`` with ``Y`` of that
