@@ -310,10 +310,10 @@ def test_hull_groups(monkeypatch):
             assert dn[0] == items[-1][0] and up[0] == items[0][0]
             assert dn[1] == up[1] == items[0][1]
 
-    def rec_points(self, E, boxes, ymin, ymax, y0, dn, up):
+    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
         if sys._getframe(1).f_code.co_name == "hull_group":
             seen[-1].append((dn, up))
-        points(self, E, boxes, ymin, ymax, y0, dn, up)
+        points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
     monkeypatch.setattr(kf._Run, "hull_group", rec_hull)
     monkeypatch.setattr(kf._Run, "series_points", rec_points)
     b = kfourier_eta(P, q, lam, tol=1e-2)
@@ -333,18 +333,20 @@ def test_fourier_counts_rounded_outward():
     from exactdp.reductions import kfourier as kf
     from exactdp.reductions.kcopies import parse_query
     from flint import ctx
-    red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
     with ctx.workprec(ctx.prec):                  # _Run sets the working precision
+        red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
+        assert kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 1
+        red = parse_query(canonical_pair(10**7, 40, 64), "0.356", None, 2, 1e-4, "t")[0]
         run = kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10)
-        assert run.n_grid == 32
+        assert run.n_grid == 64
         n, m = run.n_users - 1000 - 7, 3
         law = run.law(n, m)[0]
         s = kf.arb(law.meanf)
         run.tail(n, m, law, s, kf.arb(1e-3), "up")
         run.tail(n, m, law, s, kf.arb(1e-3), "dn")
     (up,), (dn,) = run.pend[0]
-    assert up[0] % 32 == 0 and n < up[0] < n + 32
-    assert dn[0] % 32 == 0 and n - 32 < dn[0] < n
+    assert up[0] % 64 == 0 and n < up[0] < n + 64
+    assert dn[0] % 64 == 0 and n - 64 < dn[0] < n
 
 
 @pytest.mark.slow

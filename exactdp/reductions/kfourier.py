@@ -220,14 +220,19 @@ another null count: rounded down to a multiple of ``g`` for the lower side (``P[
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
 the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
 grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
-``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation.  ``k = 16``, ``q = 0.356``,
-``tol = 1e-4``: CPU 32.9 -> 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves).
+``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5e8`` null
+outputs (``k >= 50`` at ``N = 10^7``; below it a delta of two mid-range etas at ``L = 12``,
+``N = 2 * 10^5`` widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` with the grid forced
+(``g = 32``): CPU 32.9 -> 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
-``tol = 1e-5`` the monotone groups dominate instead: 95 % of the width at ``k = 64`` (the last
+``tol = 1e-5`` the monotone groups dominated instead: 95 % of the width at ``k = 64`` (the last
 split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
+With ``GROUP_HULL`` and ``PENULT_FRACTION_LARGE_K`` the last split's groups are ~2 % of the
+width at ``k = 64`` (relative width 13 % -> 2.8 %); what remains is the earlier splits' groups
+(children below ``tol``, 73 %) and the series enclosure (24 %).
 
 **Small q (eta near 1).**  Clipping every weight at a cap, ``w -> min(w, w_cap)``, lowers ``R``
 pointwise (``e_k`` has nonnegative coefficients and is linear in each weight), so
@@ -313,6 +318,9 @@ HULL_OPEN = 1e-3
 #: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
 #: and up for the upper (:meth:`_Run.tail`; 0: exact counts)
 N_GRID_REL = 5e-3
+#: ... from this many null outputs on (below it the shift is not negligible against the delta
+#: passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at ``rel = 1e-4``)
+N_GRID_FROM = 5 * 10**8
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
@@ -1148,7 +1156,7 @@ class _Run:
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         x = N_GRID_REL * math.sqrt(self.n_users)
-        self.n_grid = 2 ** int(math.floor(math.log2(x))) if x >= 2 else 1
+        self.n_grid = 2 ** int(math.floor(math.log2(x))) if x >= 2 and self.n_users >= N_GRID_FROM else 1
         self.leaf_tol = tol * LEAF_FRACTION
         # an undecided child of mass below this is dropped: tol, tol * PENULT_FRACTION for the
         # children of the second-to-last split (they are split once more, into leaves), and
@@ -1524,7 +1532,7 @@ class _Run:
             for n, _, poly, P in items:
                 self.fail += P * fail
                 self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
-                                   (n_lo, m, law_lo, P), (n_hi, m, law_hi, P))
+                                   dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
                 self.hull_items += 1
         finally:
             self.b = 0
@@ -1703,10 +1711,10 @@ class _Run:
             self.ensure_monotone(box, ymin, ymax)
         self.fail += P * fail
         self.series_points(E, boxes, ymin, ymax, law.meanf,
-                           (n, m, law, P) if "dn" in self.sides else None,
-                           (n, m, law, P) if "up" in self.sides else None)
+                           dn=(n, m, law, P) if "dn" in self.sides else None,
+                           up=(n, m, law, P) if "up" in self.sides else None)
 
-    def series_points(self, E, boxes, ymin, ymax, y0, dn, up):
+    def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
         """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
         power-sum ``boxes`` (certified monotone on ``[ymin, ymax]``; the caller adds the failure
         mass): ``dn = (n, m, law, P)`` takes ``P[R > thr] >= P[Y > s_dn]`` with ``Y`` of that
