@@ -76,9 +76,27 @@ def test_beyond_capacity_is_one_line(capsys):
 
 @pytest.mark.slow
 def test_kcopies_node_cap_refuses(capsys):
-    rc, _, err = run(capsys, ["eta", "--k", "2", "-N", "1000", "-L", "5", "-q", "1/4",
+    # below kN = 2000 only the k-copies search applies: beyond its node cap, the one-line error
+    rc, _, err = run(capsys, ["eta", "--k", "2", "-N", "900", "-L", "10", "-q", "1/4",
                               "--lam", "2"])
     assert rc == 2 and "k-copies engines' capacity" in err
+
+
+@pytest.mark.slow
+def test_coarse_large_n_pass_answers_beyond_the_search(capsys):
+    """N = 1000, L = 5, k = 2 (kN = 2000): the k-copies search exceeds its cap and the large-N
+    strategy cannot certify at tol 1e-7 (the old route refused), but its first pass at tol 1e-4
+    (methods._kfourier_passes) gives a certified enclosure; a seeded Monte Carlo agrees."""
+    import math
+    from exactdp.apps.kscale import mc_eta
+    rc, out, _ = run(capsys, ["eta", "--k", "2", "-N", "1000", "-L", "5", "-q", "1/4",
+                              "--lam", "2", "--json"])
+    assert rc == 0 and out["certified"]
+    lo, hi = float(out["eta"]["lower"]), float(out["eta"]["upper"])
+    assert 0 < lo < hi < lo + 0.01
+    est = mc_eta(2, "1/4", N=1000, L=5, eps=math.log(2), draws=20000, seed=3)
+    sd = math.sqrt(est * (1 - est) / 20000)
+    assert lo - 5 * sd < est < hi + 5 * sd
 
 
 def test_auto_budget_of_the_kcopies_search(monkeypatch):
