@@ -153,7 +153,8 @@ def _delta_mc(R, lam, forward):
     return np.maximum(0.0, 1 - float(lam) / Rt)
 
 
-@pytest.mark.parametrize("fwd", [pytest.param(True, marks=pytest.mark.slow), False])
+@pytest.mark.parametrize("fwd", [pytest.param(True, marks=pytest.mark.slow),
+                                 pytest.param(False, marks=pytest.mark.slow)])
 def test_delta_agrees_with_monte_carlo(fwd):
     """kfourier_delta (the difference of two etas intersected with the monotone grid of
     certified etas) contains a seeded Monte Carlo estimate of E[(1 - lam / R~)+] within 5
