@@ -9,7 +9,8 @@ Fourier leaves and dropped mass per k and tolerance.  Prints a markdown table
 
 With ``--digits D`` each row is the route of ``exactdp eta --k K ... --digits D`` instead
 (:func:`exactdp.reductions.methods.eta` with ``method="kfourier"``: its passes of tolerances,
-the first from a Monte Carlo estimate of eta where eta is large); ``--tol`` is then ignored.
+a coarse first pass, then passes aimed at the width asked: ``methods._kfourier_passes``);
+``--tol`` is then ignored.
 """
 
 from __future__ import annotations
