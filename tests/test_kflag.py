@@ -418,3 +418,14 @@ def test_small_N_delta_by_two_kcopies_searches(capsys):
     assert rec["delta"] == iv.to_dict(6) and float(iv.width) < 1e-12
     for P in (canonical_pair(10, 3, 2), reverse_canonical_pair(10, 3, 2)):
         assert methods.delta(P, "1/4", 2, method="kcopies").contains(delta_exact(P, F(1, 4), 2))
+
+
+@pytest.mark.slow
+def test_readme_quote_of_the_k2_eta(capsys):
+    """README's deployment-scale eta quote (--digits 3 through methods._kfourier_passes), fresh."""
+    from pathlib import Path
+    assert main(["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2",
+                 "--digits", "3", "--quiet"]) == 0
+    printed = capsys.readouterr().out.split("  (")[0].strip()       # "eta in [0.00269, 0.00271]"
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert f"prints `{printed}`" in readme, printed
