@@ -65,6 +65,7 @@ def test_overlaps_the_tree(fac):
     assert float(a.width) < 0.02
 
 
+@pytest.mark.slow
 def test_k1_agrees_with_the_fourier_strategy():
     """k = 1: the statistic is 000's R = S; the enclosure overlaps the large-N Fourier
     strategy's P[S > lam] (forward: N - 1 null users and the changed one)."""
