@@ -68,23 +68,38 @@ def test_delta_exact_encloses_over_eps_ball():
     assert lo <= iv.lower <= iv.upper <= hi
 
 
-def _fake_kfourier(monkeypatch, widths, *, fail_at=()):
-    """kfourier_eta replaced by certified-looking enclosures of eta = 1/10 whose width is
-    ``widths(tol)``; records the tolerances asked."""
+def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None):
+    """kfourier_details replaced by certified-looking enclosures of eta = 1/10 whose width is
+    ``widths(tol)``; records the tolerances asked (and in ``hints`` the pilot's shift and light
+    levels each pass was given)."""
     from exactdp.core.errors import PrecisionError
     from exactdp.core.interval import Interval
     from exactdp.reductions import kfourier
     asked = []
 
-    def fake(P, q, lam, *, eps=None, inclusive=False, tol):
+    def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None):
         asked.append(tol)
+        if hints is not None:
+            hints.append((alpha, extra_light))
         if len(asked) in fail_at:
             raise PrecisionError("cannot certify")
         w = Fraction(widths(tol)).limit_denominator(10 ** 15)
-        return Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
+        iv = Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
+        return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25 if alpha is None else alpha,
+                                 0 if extra_light is None else extra_light)
 
-    monkeypatch.setattr(kfourier, "kfourier_eta", fake)
+    monkeypatch.setattr(kfourier, "kfourier_details", fake)
     return asked
+
+
+def test_kfourier_passes_reuse_the_first_pass_plan(monkeypatch):
+    # the first pass runs the pilot walk (no hint); every later one is given its alpha and
+    # extra_light, so no pilot walk and no retry is repeated
+    hints = []
+    _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
+    methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 4)
+    assert len(hints) >= 3
+    assert hints[0] == (None, None) and all(h == (0.25, 0) for h in hints[1:])
 
 
 def test_kfourier_passes_coarse_first_then_aimed(monkeypatch):

@@ -377,7 +377,10 @@ SERIES_SPLIT = 4
 @dataclass(frozen=True)
 class KFourier:
     """A certified eta with the run's bookkeeping: ``heavy`` levels enumerated,
-    ``nodes`` visited, ``fourier`` leaves left to the integrals, ``dropped`` mass."""
+    ``nodes`` visited, ``fourier`` leaves left to the integrals, ``dropped`` mass;
+    ``alpha`` (the light statistic's shift, from the pilot walk) and ``extra_light`` (the
+    heavy levels returned to the light law) the walk used: a later pass at another ``tol``
+    may take them as they are (:func:`kfourier_details`)."""
 
     eta: Interval
     heavy: tuple
@@ -385,6 +388,8 @@ class KFourier:
     fourier: int
     dropped: float
     seconds: float
+    alpha: float = 0.0
+    extra_light: int = 0
 
 
 def _arb(x: Fraction) -> arb:
@@ -1151,7 +1156,8 @@ class _Run:
             self.bins = {}
             self.add_bin(0)
         else:
-            self.alpha = arb(alpha)            # any alpha >= 0 with alpha w_max < 1 is valid
+            # any alpha >= 0 with alpha w_max < 1 is valid; a caller's is kept below 1 / (2 w_max)
+            self.alpha = arb(min(alpha, 0.5 / float(self.wmax.upper())))
             self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl])}
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
@@ -2000,10 +2006,28 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
 
 
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
-                     max_nodes: int = 300_000) -> KFourier:
-    """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`)."""
+                     max_nodes: int = 300_000, alpha: float | None = None,
+                     extra_light: int | None = None) -> KFourier:
+    """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`).
+
+    ``alpha`` and ``extra_light`` (both or neither; e.g. an earlier pass's
+    :attr:`KFourier.alpha` and :attr:`KFourier.extra_light`) skip the pilot walk and the
+    retry with the extra light level heavy.  Any ``alpha`` in ``[0, 1 / (2 w_max)]`` and any
+    ``extra_light`` give a valid enclosure (module doc); they only move its width and cost."""
     red, q, lam, eps = _checked(P, q, lam, eps, tol)
-    return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes)
+    if (alpha is None) != (extra_light is None):
+        raise ParameterError("kfourier: give alpha and extra_light together (an earlier pass's), "
+                             "or neither")
+    if alpha is not None:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+                or not math.isfinite(alpha) or alpha < 0:
+            raise ParameterError(f"kfourier: alpha must be a finite float >= 0, got {alpha!r}")
+        if isinstance(extra_light, bool) or not isinstance(extra_light, int) \
+                or not 0 <= extra_light <= EXTRA_LIGHT:
+            raise ParameterError(f"kfourier: extra_light must be an int in [0, {EXTRA_LIGHT}], "
+                                 f"got {extra_light!r}")
+    return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
+                    extra_light=extra_light)
 
 
 def _checked(P, q, lam, eps, tol):
@@ -2015,18 +2039,20 @@ def _checked(P, q, lam, eps, tol):
 
 
 def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
-             upper=None) -> KFourier:
+             upper=None, alpha=None, extra_light=None) -> KFourier:
     """One certified walk (:class:`_Run`; ``changed``, ``upper``: its law and side, by default
-    the pair's direction's)."""
+    the pair's direction's; ``alpha``, ``extra_light``: an earlier pass's, see
+    :func:`kfourier_details`)."""
     t0 = time.time()
     old = ctx.prec
     try:
-        alpha = 0.0
-        if ALPHA_SHIFT and red.k > 1:
-            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes, changed=changed,
-                                 upper=upper)
+        if alpha is None:
+            alpha = 0.0
+            if ALPHA_SHIFT and red.k > 1:
+                alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
+                                     changed=changed, upper=upper)
         run = _Run(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
-                   upper=upper)
+                   upper=upper, extra_light=extra_light)
         try:
             run.run()
         except _NotMonotone:
@@ -2047,7 +2073,8 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     lo = max(lo, Fraction(0))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
-                    run.fourier, _hi(run.dropped), time.time() - t0)
+                    run.fourier, _hi(run.dropped), time.time() - t0, float(alpha),
+                    run.extra_light)
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,

@@ -224,16 +224,19 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     certified, so the result is their intersection); a first pass that cannot certify
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on)."""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_eta
+    from .kfourier import kfourier_details
     rel = Fraction(1, 10 ** digits)
-    iv, t, last, strikes = None, KFOURIER_TOL0, None, 0
+    iv, t, last, strikes, hint = None, KFOURIER_TOL0, None, 0, {}
     for _ in range(KFOURIER_PASSES):
         try:
-            got = kfourier_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=t)
+            run = kfourier_details(P, q, lam, eps=eps, tol=t, **hint)
         except (PrecisionError, CapacityError) as e:
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure
             raise CapacityError(str(e)) from None
+        # later passes keep the first's shift and light levels (no pilot walk, no retry)
+        hint = {"alpha": run.alpha, "extra_light": run.extra_light}
+        got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
         if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
             break
