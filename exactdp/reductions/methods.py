@@ -71,11 +71,15 @@ KFOURIER_FIRST = 10_000
 #: pass usually suffices and the printed digits rarely straddle a rounding boundary.
 #: (Was a fixed 1e-7, 3e-9, 1e-10 whatever eta's size: at L = 40, N = 10^7, k = 4, q = 0.30,
 #: eta ~ 0.54 needs only ~5e-4 absolute; `eta --k 4 --digits 3` took 72 CPU s, now 29.)
+#: The width is far from proportional to tol while a floor of the enclosure's own is near, and a
+#: pass's cost grows slowly with 1/tol, so the aim is low: at k = 16, q = 0.34 (eta ~ 0.141) the
+#: passes were 1e-4, 1.8e-5 (not narrower), 3.5e-6 with KFOURIER_AIM = 0.3 and are 1e-4, 6e-6
+#: (relative width 9.4e-4) with 0.1: 173 CPU s -> 94 s at equal load (``benchmarks/RESULTS.md``).
 KFOURIER_TOL0 = 1e-4
 KFOURIER_TOL_FLOOR = 1e-10
 KFOURIER_SHRINK = 3.0
 KFOURIER_JUMP = 30.0
-KFOURIER_AIM = 0.3
+KFOURIER_AIM = 0.1
 KFOURIER_PASSES = 6
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
