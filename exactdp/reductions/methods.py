@@ -74,7 +74,7 @@ KFOURIER_FIRST = 10_000
 #: The width is far from proportional to tol while a floor of the enclosure's own is near, and a
 #: pass's cost grows slowly with 1/tol, so the aim is low: at k = 16, q = 0.34 (eta ~ 0.141) the
 #: passes were 1e-4, 1.8e-5 (not narrower), 3.5e-6 with KFOURIER_AIM = 0.3 and are 1e-4, 6e-6
-#: (relative width 9.4e-4) with 0.1: 173 CPU s -> 94 s at equal load (``benchmarks/RESULTS.md``).
+#: (relative width 9.4e-4) with 0.1: 281 -> 173 CPU s, both under load ~3 (``benchmarks/RESULTS.md``).
 KFOURIER_TOL0 = 1e-4
 KFOURIER_TOL_FLOOR = 1e-10
 KFOURIER_SHRINK = 3.0
