@@ -336,8 +336,10 @@ def test_fourier_counts_rounded_outward():
     from exactdp.reductions.kcopies import parse_query
     from flint import ctx
     with ctx.workprec(ctx.prec):                  # _Run sets the working precision
-        red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
+        red = parse_query(canonical_pair(10**7, 40, 8), "0.356", None, 2, 1e-4, "t")[0]
         assert kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 1
+        red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
+        assert kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 32
         red = parse_query(canonical_pair(10**7, 40, 64), "0.356", None, 2, 1e-4, "t")[0]
         run = kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10)
         assert run.n_grid == 64

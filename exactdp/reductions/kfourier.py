@@ -220,10 +220,11 @@ another null count: rounded down to a multiple of ``g`` for the lower side (``P[
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
 the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
 grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
-``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5e8`` null
-outputs (``k >= 50`` at ``N = 10^7``; below it a delta of two mid-range etas at ``L = 12``,
-``N = 2 * 10^5`` widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` with the grid forced
-(``g = 32``): CPU 32.9 -> 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves).
+``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 10^8`` null
+outputs (``k >= 10`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
+mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
+18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves); ``q = 0.34``: 70.3 -> 43.1 CPU
+s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way (``benchmarks/RESULTS.md``).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
@@ -318,9 +319,10 @@ HULL_OPEN = 1e-3
 #: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
 #: and up for the upper (:meth:`_Run.tail`; 0: exact counts)
 N_GRID_REL = 5e-3
-#: ... from this many null outputs on (below it the shift is not negligible against the delta
-#: passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at ``rel = 1e-4``)
-N_GRID_FROM = 5 * 10**8
+#: ... from this many null outputs on (``k >= 10`` at ``N = 10^7``; far below it the shift is not
+#: negligible against the delta passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at
+#: ``rel = 1e-4``)
+N_GRID_FROM = 10**8
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
