@@ -82,10 +82,44 @@ def test_lo_screen_off_runs_every_check(monkeypatch):
     assert run._lo_screen(scr, arb(0), arb(0)) is K._NO_SCREEN
 
 
+def test_node_poly_lower_bound(prec160):
+    """:class:`_NodePoly`'s ``Lo`` is at most the bracket ``sum_m A_m max(0, x^m - C(m, 2) p_2
+    x^(m-2))`` at every ``x >= y`` and ``p_2 <= P2hi`` tried (fails with ``P2lo`` in place of
+    ``P2hi``), inside :class:`_Threshold`'s mean-value ball where that is above 0 and at or
+    above its lower end; its ``Up0`` is the plain bound's."""
+    run = _run(32, "1/4", pilot=False)
+    k = run.k
+    law, P2lo, P2hi, _, _ = run.law(run.n_users - 40, run.m_users)
+    c2, fact = K._threshold_consts(k)[0], K._fact(k)
+    close = 0
+    for E in _heavy_polys(run, 8):
+        npoly = K._NodePoly(E, run.kappa, k)
+        th = K._Threshold(E, run.kappa, k, P2lo, P2hi, run.wmax)
+        th0 = K._Threshold(E, run.kappa, k, arb(0), arb(0), arb(0))
+        for z in (-6, -3, 0, 3):
+            y = law.meanf + z * law.sdf
+            v = npoly.lo(y, P2hi)
+            for x in (y, y * 1.01):
+                for p2 in (P2lo, (P2lo + P2hi) / 2, P2hi):
+                    X = arb(x)
+                    br = sum((E[k - m] / fact[m] * max(arb(0), X ** m - c2[m] * p2 * X ** (m - 2))
+                              if m >= 2 else E[k - m] / fact[m] * X ** m for m in range(k + 1)), arb(0))
+                    assert v.lower() <= (run.kappa * br).upper()
+            t = th.lo(arb(y))
+            # at or above the mean-value form's lower end (its ball contains the value at P2hi)
+            assert v.lower() >= t.lower() - 1e-12 * abs(float(t.mid()))
+            if t.lower() > 0:
+                close += 1
+                assert v.upper() <= t.upper() + 1e-12 * abs(float(t.mid()))
+            assert npoly.up0(y).overlaps(th0.up(arb(y)))
+    assert close
+
+
 @pytest.mark.slow
-def test_lo_screen_keeps_the_enclosure(monkeypatch):
-    """A walk at k = 32 with and without the Lo screen: the same Fractions (the screen only
-    skips arb checks that fail), with fewer arb ``Lo`` evaluations (21 s each)."""
+def test_node_checks_keep_the_enclosure(monkeypatch):
+    """A walk at k = 32 (19 s each): the polynomial checks (:class:`_NodePoly`), the
+    mean-value form with both float screens, and with the ``Up0`` screen only give the same
+    Fractions (each check decides the same nodes); the ``Lo`` screen runs fewer arb ``Lo``s."""
     calls = [0]
     orig = K._Threshold.lo
 
@@ -94,11 +128,12 @@ def test_lo_screen_keeps_the_enclosure(monkeypatch):
         return orig(self, y)
     monkeypatch.setattr(K._Threshold, "lo", lo)
     out = []
-    for on in (True, False):
-        monkeypatch.setattr(K, "LO_SCREEN", on)
+    for poly, screen in ((True, True), (False, True), (False, False)):
+        monkeypatch.setattr(K, "NODE_POLY", poly)
+        monkeypatch.setattr(K, "LO_SCREEN", screen)
         calls[0] = 0
         r = K.kfourier_details(canonical_pair(10**5, 12, 32), "1/4", eps=2, tol=1e-2)
         out.append((r.eta, calls[0]))
-    (a, ca), (b, cb) = out
-    assert a == b and 0.5 < float(a.lower) < float(a.upper) < 0.6
-    assert ca < cb
+    (a, ca), (b, cb), (c, cc) = out
+    assert a == b == c and 0.5 < float(a.lower) < float(a.upper) < 0.6
+    assert ca == 0 < cb < cc

@@ -173,6 +173,14 @@ nonnegative coefficients, so where its float image misses the threshold by more 
 leaf's ``Ymin``/``Ymax`` checks).  A skipped check leaves a bound at its trivial value (0 or 1):
 valid whatever the floats say.  At ``L = 40``, ``N = 10^7`` the enclosures agree with the arb
 root finders' to ~1e-15 (``k = 16``) at a fraction of the leaf cost (``benchmarks/RESULTS.md``).
+At large ``k`` ``Lo`` lies far below ``Up0`` (``C(k, 2) p_2`` reaches ``x^2`` at ``k = 32``), so
+``Lo``'s own float image screens it too (:class:`_LoScreen`: an upper bound of the arb ball's
+lower end from the bracket at both ends of the ``p_2`` range).  With ``alpha = 0`` (the series
+walk) the node checks are two arb polynomials each instead (:class:`_NodePoly`: ``Lo`` at
+``p_2 = P2hi`` over the terms positive there, a lower bound of the bracket), cheaper than
+either screen, which is then not used (``NODE_POLY``): at ``L = 40``, ``N = 10^7``, ``k = 16``,
+``q = 0.30``, ``tol = 1e-4`` the decisions took 35 of 255 CPU s with the mean-value form and its
+screens (``benchmarks/RESULTS.md``, kq32).
 
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
@@ -820,6 +828,10 @@ GUESS_MARGIN = 1e-6
 #: (:class:`_LoScreen`), not only by ``Up0`` (:class:`_PlainScreen`)
 LO_SCREEN = True
 
+#: with ``alpha = 0`` (the series walk) the node decisions' checks as polynomials
+#: (:class:`_NodePoly`), without float screens
+NODE_POLY = True
+
 
 def _lgam(k):
     """``[log 0!, ..., log k!]`` (numpy, cached)."""
@@ -986,6 +998,48 @@ class _LoScreen:
     def below(self, y: float) -> bool:
         """The arb check ``Lo(y) > thr`` surely fails."""
         return self.log_lo(y) < self.lthr - GUESS_MARGIN
+
+
+class _NodePoly:
+    """The node decisions' arb checks as polynomials in the light level ``y`` (``alpha = 0``,
+    the series walk): with ``A_m = E_(k-m) / m!`` (``E`` the heavy polynomial),
+
+        Up0(y) = kappa sum_m A_m y^m,
+        Lo(y) >= kappa sum_(m <= m*) A_m (y^m - C(m, 2) P2hi y^(m-2))
+
+    for every ``p_1 >= y`` and ``p_2 <= P2hi`` and any ``m*``: Bonferroni's
+    ``m! e_m >= x^m - C(m, 2) p_2 x^(m-2)`` (module doc) and ``e_m >= 0``, each included term is
+    at most ``max(0, x^(m-2) (x^2 - C(m, 2) p_2))``, which is nondecreasing in ``x`` and
+    nonincreasing in ``p_2`` (a term below 0 is at most 0).  ``m*`` (the last ``m`` with
+    ``C(m, 2) P2hi < y^2``, where the terms turn negative) is chosen in floats: any choice is
+    valid.  Two polynomial evaluations in arb instead of :class:`_Threshold`'s mean-value form
+    per ``m`` (cheaper than the float screens, which are not used on this path)."""
+
+    def __init__(self, E, kappa, k):
+        fact = _fact(k)
+        self.A = [E[k - m] / fact[m] for m in range(k + 1)]
+        self.kappa, self.k = kappa, k
+        self._B, self._up = [], None
+
+    def lo(self, y: float, P2hi: arb) -> arb:
+        p, yy = _hi(P2hi), y * y
+        ms = 1
+        while ms < self.k and (ms + 1) * ms / 2 * p < yy:
+            ms += 1
+        c2 = _threshold_consts(self.k)[0]
+        while len(self._B) < ms - 1:
+            m = len(self._B) + 2
+            self._B.append(self.A[m] * c2[m])
+        Y = arb(y)
+        v = arb_poly(self.A[:ms + 1])(Y)
+        if ms >= 2:
+            v -= P2hi * arb_poly(self._B[:ms - 1])(Y)
+        return self.kappa * v
+
+    def up0(self, y: float) -> arb:
+        if self._up is None:
+            self._up = arb_poly(self.A)
+        return self.kappa * self._up(arb(y))
 
 
 class _NoScreen:
@@ -1629,6 +1683,8 @@ class _Run:
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        if self.alpha.is_zero() and NODE_POLY:
+            return self._side_bounds_poly(l, n, m, _NodePoly(E, self.kappa, k), lower)
         scr = self._screen(E)
         if lower:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
@@ -1652,6 +1708,31 @@ class _Run:
         for z in PARTIAL_Z:
             xz = rl.meanf + z * rl.sdf
             if not scr.above(xz) and th0.up(arb(xz)) < thr:
+                key = ("pup", l, n, m, z)
+                if key not in self.laws:
+                    self.laws[key] = rl.chernoff(xz, True)[0]
+                B = self.laws[key]
+                return B if B < 1 else None
+        return None
+
+    def _side_bounds_poly(self, l, n, m, npoly, lower):
+        """:meth:`side_bounds` with the checks of :class:`_NodePoly` (``alpha = 0``)."""
+        thr = self.thr
+        if lower:
+            law, P2lo, P2hi, xstar, fail = self.law(n, m)
+            for z in PARTIAL_Z:
+                xz = law.meanf - z * law.sdf
+                if xz > 0 and npoly.lo(xz, P2hi) > thr:
+                    key = ("plo", n, m, z)
+                    if key not in self.laws:
+                        self.laws[key] = law.chernoff(xz, False)[0]
+                    B = self.laws[key]
+                    return (B, fail) if B < 1 else None
+            return None
+        rl = self.rest_law(l, n, m)
+        for z in PARTIAL_Z:
+            xz = rl.meanf + z * rl.sdf
+            if npoly.up0(xz) < thr:
                 key = ("pup", l, n, m, z)
                 if key not in self.laws:
                     self.laws[key] = rl.chernoff(xz, True)[0]
@@ -1686,11 +1767,26 @@ class _Run:
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
-        scr = self._screen(E)
-        if (xz > 0 and not scr.below(xz + self._alpha_p2(P2hi))
-                and not self._lo_screen(scr, P2lo, P2hi).below(xz)):
-            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
-            if th.lo(arb(xz)) > thr:
+        if self.alpha.is_zero() and NODE_POLY:
+            # the series walk: both checks as two polynomials each (_NodePoly), no screens
+            scr, npoly = _NO_SCREEN, _NodePoly(E, self.kappa, k)
+            lo_ok = lambda y: npoly.lo(y, P2hi) > thr               # noqa: E731
+            up_ok = lambda y: npoly.up0(y) < thr                    # noqa: E731
+        else:
+            scr = self._screen(E)
+            lscr = self._lo_screen(scr, P2lo, P2hi)
+
+            def lo_ok(y):
+                if scr.below(y + self._alpha_p2(P2hi)) or lscr.below(y):
+                    return False
+                th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+                return th.lo(arb(y)) > thr
+
+            def up_ok(y):
+                th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
+                return th0.up(arb(y)) < thr
+        if xz > 0:
+            if lo_ok(xz):
                 key = ("dlo", n, m)
                 if key not in self.laws:
                     self.laws[key] = law.chernoff(xz, False)[0]
@@ -1705,8 +1801,7 @@ class _Run:
         xz = rl.meanf + 8 * rl.sdf
         if scr.above(xz):
             return False
-        th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
-        if th0.up(arb(xz)) < thr:
+        if up_ok(xz):
             key = ("dup", l, n, m)
             if key not in self.laws:
                 self.laws[key] = rl.chernoff(xz, True)[0]
