@@ -137,3 +137,21 @@ def test_node_checks_keep_the_enclosure(monkeypatch):
     (a, ca), (b, cb), (c, cc) = out
     assert a == b == c and 0.5 < float(a.lower) < float(a.upper) < 0.6
     assert ca == 0 < cb < cc
+
+
+def _small():
+    return K.kfourier_details(canonical_pair(2 * 10**5, 12, 2), "3/10", Fraction(6, 5), tol=1e-2).eta
+
+
+def test_series_points_never_decided_by_floats(monkeypatch):
+    """The threshold points are certified in arb whatever the float image says: with the arb
+    enclosure of every leaf made useless (a ball around 0 of radius 1e300: every check fails)
+    the leaves' bounds fall to 0 and 1 and the enclosure widens on both sides; with every float
+    step checked (``_STEP_ALWAYS = 0``, the old order) it stays within 1e-8 of the default."""
+    base = _small()
+    monkeypatch.setattr(K, "_STEP_ALWAYS", 0.0)
+    old = _small()
+    assert base.overlaps(old) and abs(float(base.width - old.width)) < 1e-8
+    monkeypatch.setattr(K._Series, "value", lambda self, y: arb(0, 1e300))
+    bad = _small()
+    assert bad.lower < base.lower and bad.upper > base.upper
