@@ -86,7 +86,13 @@ so the integrand is an entire function (exponentials times polynomials, evaluate
 in C) plus an error whose integral over ``[a0, U1]`` is at most
 ``sum P |delta|^R U1^R / (R R!)`` (``|phi| <= 1``, the Gaussian factor ``<= 1``,
 ``|1/(2iz)| <= 1/(2z)``, ``gp`` and ``gm`` each); that bound is added to the
-width.  The cost of the integral no longer grows with the number of items.
+width.  The cost of the integral no longer grows with the number of items.  Each cluster takes
+the least order ``R <= TAYLOR_ORDER`` whose remainder per unit mass ``(|delta|_max U1)^R / (R R!)``
+is below ``TAYLOR_REM`` (any ``R >= 1`` is valid: the remainder of the order used is what enters
+the width); a lone item (the common case with exact counts, one ``(n, m)`` per leaf) is a
+constant.  The integrand's ``phi_0^n`` runs over the keys in ascending ``n``, each from the last
+one's power times ``phi_0^(n - n_last)``.  At ``L = 40``, ``N = 10^7``, ``k = 8``, ``q = 0.34``,
+``tol = 1e-4``: 31.8 -> 23.2 CPU s, the same enclosure to 1e-9 (``benchmarks/RESULTS.md``, kq32).
 
 **The shifted light statistic (optional, ``ALPHA_SHIFT``).**  For any constant
 ``alpha`` in ``[0, 1 / w_max)`` the light sum can be replaced by
@@ -165,8 +171,21 @@ nonnegative coefficients, so where its float image misses the threshold by more 
 ``GUESS_MARGIN`` (relative; the float error is ~1e-12) the check ``Lo > thr`` (or
 ``Up0 < thr``) would fail and is not run (:meth:`_Run.decide`, :meth:`_Run.side_bounds`, the
 leaf's ``Ymin``/``Ymax`` checks).  A skipped check leaves a bound at its trivial value (0 or 1):
-valid whatever the floats say.  At ``L = 40``, ``N = 10^7`` the enclosures agree with the arb
+valid whatever the floats say.  The steps from a float root to a certified point below
+``_STEP_ALWAYS`` are checked in arb only where the float image clears the threshold by
+``GUESS_CUSHION`` (a skipped step costs a step of width, nothing else), and ``Ymin`` is tried
+for ``s_up`` only when no step is certified: two arb evaluations per leaf instead of five
+(``k = 8``, ``q = 0.34``, ``tol = 1e-4``; the enclosure moves by 4e-11).  At ``L = 40``,
+``N = 10^7`` the enclosures agree with the arb
 root finders' to ~1e-15 (``k = 16``) at a fraction of the leaf cost (``benchmarks/RESULTS.md``).
+At large ``k`` ``Lo`` lies far below ``Up0`` (``C(k, 2) p_2`` reaches ``x^2`` at ``k = 32``), so
+``Lo``'s own float image screens it too (:class:`_LoScreen`: an upper bound of the arb ball's
+lower end from the bracket at both ends of the ``p_2`` range).  With ``alpha = 0`` (the series
+walk) the node checks are two arb polynomials each instead (:class:`_NodePoly`: ``Lo`` at
+``p_2 = P2hi`` over the terms positive there, a lower bound of the bracket), cheaper than
+either screen, which is then not used (``NODE_POLY``): at ``L = 40``, ``N = 10^7``, ``k = 16``,
+``q = 0.30``, ``tol = 1e-4`` the decisions took 35 of 255 CPU s with the mean-value form and its
+screens (``benchmarks/RESULTS.md``, kq32).
 
 **Decisions before splitting.**  Every child of a split is first offered to the
 node decision below (cached Chernoff bounds per light law); an undecided child
@@ -328,6 +347,10 @@ N_GRID_FROM = 10**8
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
 TAYLOR_ORDER = 48
 TAYLOR_RADIUS = 10.0
+#: ... each cluster at the least order whose remainder per unit mass is below this (at most
+#: ``TAYLOR_ORDER``; ``10^48 / (48 * 48!) ~ 1.7e-15`` at the full radius): a cluster of one item,
+#: the common case at exact counts, is a constant
+TAYLOR_REM = 1e-16
 
 #: the mass outside the ``p_2`` (and ``p_1 < x*``) levels, per light law, as a fraction of ``tol``
 TOL_FAIL = 1e-2
@@ -813,6 +836,15 @@ GUESS_FLOATS = True
 GUESS_MARGIN = 1e-6
 
 
+#: the Bonferroni ``Lo`` checks of the node decisions screened by their own float image
+#: (:class:`_LoScreen`), not only by ``Up0`` (:class:`_PlainScreen`)
+LO_SCREEN = True
+
+#: with ``alpha = 0`` (the series walk) the node decisions' checks as polynomials
+#: (:class:`_NodePoly`), without float screens
+NODE_POLY = True
+
+
 def _lgam(k):
     """``[log 0!, ..., log k!]`` (numpy, cached)."""
     if k not in _LGAM:
@@ -933,6 +965,95 @@ class _PlainScreen:
         return _plain_log(self.logE, self.lk, self.k, x)[0] > self.lthr + GUESS_MARGIN
 
 
+class _LoScreen:
+    """The Bonferroni ``Lo`` of :class:`_Threshold` in floats, to skip its arb checks
+    ``Lo(y) > thr`` that cannot pass (:meth:`_Run.decide`, :meth:`_Run.side_bounds`): at large
+    ``k`` ``Lo`` lies far below :class:`_PlainScreen`'s ``Up0`` (its ``C(m, 2) p_2 x^(m-2)`` term
+    reaches ``x^m`` at ``k = 32``), so that screen lets checks through that then fail.
+
+    The arb ball of ``Lo(y)`` is a sum over ``m`` of balls containing ``max(0, g_m(p))`` for
+    every ``p`` in ``[P2lo, P2hi]``, ``g_m(p) = x_p^m - C(m, 2) p x_p^(m-2)``, ``x_p = y + alpha p``
+    (mean-value form), times ``kappa E_(k-m) / m!``: its lower end is at most
+    ``kappa sum_m E_(k-m) min(max(0, g_m(P2lo)), max(0, g_m(P2hi))) / m!``.  That sum is computed
+    here in logs with every factor ``max(0, 1 - r)`` (``r = C(m, 2) p / x_p^2``) raised by
+    ``1e-12 (1 + r)`` (far above its rounding error), so the float is an upper bound of the
+    exact sum up to ~1e-13 relative; where it lies below the threshold by ``GUESS_MARGIN``
+    (relative) the arb check fails and is not run.  The float only *skips* a check (the node
+    stays undecided, a partial bound stays trivial): it never decides."""
+
+    def __init__(self, logE, lkappa, k, lthr, P2lo, P2hi, alpha):
+        self.logE, self.lk, self.k, self.lthr = logE, lkappa, k, lthr
+        self.ps = sorted({float(P2lo), float(P2hi)})     # exact floats (Chernoff levels)
+        self.alpha = alpha
+        m = np.arange(k + 1)
+        self.m = m
+        self.c2 = m * (m - 1) / 2.0
+        self.base = logE[::-1] - _lgam(k)            # log E_(k-m) - log m!
+
+    def log_lo(self, y: float) -> float:
+        """An upper bound (to ~1e-13 relative) of ``log`` of the arb ``Lo(y)``'s lower end."""
+        best = None
+        for p in self.ps:
+            x = y + self.alpha * p
+            if not x > 0:
+                return -math.inf
+            r = self.c2 * p / (x * x)
+            fac = np.maximum(0.0, 1.0 - r) + 1e-12 * (1.0 + r)
+            t = self.m * math.log(x) + np.log(fac)
+            best = t if best is None else np.minimum(best, t)
+        t = self.base + best
+        mx = t.max()
+        if not np.isfinite(mx):
+            return -math.inf
+        return self.lk + mx + math.log(np.exp(t - mx).sum()) + 1e-12
+
+    def below(self, y: float) -> bool:
+        """The arb check ``Lo(y) > thr`` surely fails."""
+        return self.log_lo(y) < self.lthr - GUESS_MARGIN
+
+
+class _NodePoly:
+    """The node decisions' arb checks as polynomials in the light level ``y`` (``alpha = 0``,
+    the series walk): with ``A_m = E_(k-m) / m!`` (``E`` the heavy polynomial),
+
+        Up0(y) = kappa sum_m A_m y^m,
+        Lo(y) >= kappa sum_(m <= m*) A_m (y^m - C(m, 2) P2hi y^(m-2))
+
+    for every ``p_1 >= y`` and ``p_2 <= P2hi`` and any ``m*``: Bonferroni's
+    ``m! e_m >= x^m - C(m, 2) p_2 x^(m-2)`` (module doc) and ``e_m >= 0``, each included term is
+    at most ``max(0, x^(m-2) (x^2 - C(m, 2) p_2))``, which is nondecreasing in ``x`` and
+    nonincreasing in ``p_2`` (a term below 0 is at most 0).  ``m*`` (the last ``m`` with
+    ``C(m, 2) P2hi < y^2``, where the terms turn negative) is chosen in floats: any choice is
+    valid.  Two polynomial evaluations in arb instead of :class:`_Threshold`'s mean-value form
+    per ``m`` (cheaper than the float screens, which are not used on this path)."""
+
+    def __init__(self, E, kappa, k):
+        fact = _fact(k)
+        self.A = [E[k - m] / fact[m] for m in range(k + 1)]
+        self.kappa, self.k = kappa, k
+        self._B, self._up = [], None
+
+    def lo(self, y: float, P2hi: arb) -> arb:
+        p, yy = _hi(P2hi), y * y
+        ms = 1
+        while ms < self.k and (ms + 1) * ms / 2 * p < yy:
+            ms += 1
+        c2 = _threshold_consts(self.k)[0]
+        while len(self._B) < ms - 1:
+            m = len(self._B) + 2
+            self._B.append(self.A[m] * c2[m])
+        Y = arb(y)
+        v = arb_poly(self.A[:ms + 1])(Y)
+        if ms >= 2:
+            v -= P2hi * arb_poly(self._B[:ms - 1])(Y)
+        return self.kappa * v
+
+    def up0(self, y: float) -> arb:
+        if self._up is None:
+            self._up = arb_poly(self.A)
+        return self.kappa * self._up(arb(y))
+
+
 class _NoScreen:
     def below(self, x):
         return False
@@ -1017,6 +1138,14 @@ class _FloatGuesses:
     def may_pass_up(self, y) -> bool:
         return self._ends(y)[1][0] < self.lthr + GUESS_MARGIN
 
+    def clears_lo(self, y) -> bool:
+        """The float lower end above the threshold by ``GUESS_CUSHION`` (the arb check will
+        likely pass; only picks which steps are checked)."""
+        return self._ends(y)[0][0] > self.lthr + GUESS_CUSHION
+
+    def clears_up(self, y) -> bool:
+        return self._ends(y)[1][0] < self.lthr - GUESS_CUSHION
+
     def root_lo(self) -> float:
         return self.fl.root(0, self.lthr, self.y0)
 
@@ -1034,7 +1163,7 @@ class _ArbGuesses:
     def may_pass_lo(self, y) -> bool:
         return True
 
-    may_pass_up = may_pass_lo
+    may_pass_up = clears_lo = clears_up = may_pass_lo
 
     def _main(self) -> float:
         if self.x_main is None:
@@ -1050,6 +1179,11 @@ class _ArbGuesses:
 
 #: relative steps from a Newton guess to a certified threshold point (series)
 _STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
+#: steps below this are checked in arb only where the float image clears the threshold by
+#: ``GUESS_CUSHION`` in ``log R`` (the float ends match arb's to ~1e-11 at ``k = 16``): one arb
+#: evaluation per side instead of two or three; from it on every step is checked
+_STEP_ALWAYS = 1e-5
+GUESS_CUSHION = 1e-9
 
 
 def _monotone_pieces(box: _Box, ylo: float, yhi: float = math.inf) -> bool:
@@ -1559,6 +1693,13 @@ class _Run:
             self._lthr = float(self.thr.log().mid())
         return _PlainScreen(_log_coeffs(E), self._lkappa, self.k, self._lthr)
 
+    def _lo_screen(self, scr, P2lo, P2hi):
+        """The float screen of the Bonferroni ``Lo`` checks (:class:`_LoScreen`) beside ``scr``
+        (the same heavy polynomial); off with ``GUESS_FLOATS`` or ``LO_SCREEN``."""
+        if not (GUESS_FLOATS and LO_SCREEN) or scr is _NO_SCREEN:
+            return _NO_SCREEN
+        return _LoScreen(scr.logE, scr.lk, self.k, scr.lthr, P2lo, P2hi, float(self.alpha))
+
     def side_bounds(self, l, n, m, poly, *, lower: bool):
         """One side of :meth:`decide` at fewer deviations (``PARTIAL_Z``, the first that
         decides): ``lower``: ``(B, fail)`` with ``P[R > thr] >= 1 - B`` up to the light law's
@@ -1568,13 +1709,16 @@ class _Run:
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        if self.alpha.is_zero() and NODE_POLY:
+            return self._side_bounds_poly(l, n, m, _NodePoly(E, self.kappa, k), lower)
         scr = self._screen(E)
         if lower:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
             th = None
+            lscr = self._lo_screen(scr, P2lo, P2hi)
             for z in PARTIAL_Z:
                 xz = law.meanf - z * law.sdf
-                if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)):
+                if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)) and not lscr.below(xz):
                     if th is None:
                         th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
                     if not th.lo(arb(xz)) > thr:
@@ -1590,6 +1734,31 @@ class _Run:
         for z in PARTIAL_Z:
             xz = rl.meanf + z * rl.sdf
             if not scr.above(xz) and th0.up(arb(xz)) < thr:
+                key = ("pup", l, n, m, z)
+                if key not in self.laws:
+                    self.laws[key] = rl.chernoff(xz, True)[0]
+                B = self.laws[key]
+                return B if B < 1 else None
+        return None
+
+    def _side_bounds_poly(self, l, n, m, npoly, lower):
+        """:meth:`side_bounds` with the checks of :class:`_NodePoly` (``alpha = 0``)."""
+        thr = self.thr
+        if lower:
+            law, P2lo, P2hi, xstar, fail = self.law(n, m)
+            for z in PARTIAL_Z:
+                xz = law.meanf - z * law.sdf
+                if xz > 0 and npoly.lo(xz, P2hi) > thr:
+                    key = ("plo", n, m, z)
+                    if key not in self.laws:
+                        self.laws[key] = law.chernoff(xz, False)[0]
+                    B = self.laws[key]
+                    return (B, fail) if B < 1 else None
+            return None
+        rl = self.rest_law(l, n, m)
+        for z in PARTIAL_Z:
+            xz = rl.meanf + z * rl.sdf
+            if npoly.up0(xz) < thr:
                 key = ("pup", l, n, m, z)
                 if key not in self.laws:
                     self.laws[key] = rl.chernoff(xz, True)[0]
@@ -1624,10 +1793,26 @@ class _Run:
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
-        scr = self._screen(E)
-        if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)):
-            th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
-            if th.lo(arb(xz)) > thr:
+        if self.alpha.is_zero() and NODE_POLY:
+            # the series walk: both checks as two polynomials each (_NodePoly), no screens
+            scr, npoly = _NO_SCREEN, _NodePoly(E, self.kappa, k)
+            lo_ok = lambda y: npoly.lo(y, P2hi) > thr               # noqa: E731
+            up_ok = lambda y: npoly.up0(y) < thr                    # noqa: E731
+        else:
+            scr = self._screen(E)
+            lscr = self._lo_screen(scr, P2lo, P2hi)
+
+            def lo_ok(y):
+                if scr.below(y + self._alpha_p2(P2hi)) or lscr.below(y):
+                    return False
+                th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+                return th.lo(arb(y)) > thr
+
+            def up_ok(y):
+                th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
+                return th0.up(arb(y)) < thr
+        if xz > 0:
+            if lo_ok(xz):
                 key = ("dlo", n, m)
                 if key not in self.laws:
                     self.laws[key] = law.chernoff(xz, False)[0]
@@ -1642,8 +1827,7 @@ class _Run:
         xz = rl.meanf + 8 * rl.sdf
         if scr.above(xz):
             return False
-        th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
-        if th0.up(arb(xz)) < thr:
+        if up_ok(xz):
             key = ("dup", l, n, m)
             if key not in self.laws:
                 self.laws[key] = rl.chernoff(xz, True)[0]
@@ -1742,6 +1926,10 @@ class _Run:
                 c = arb(x * (1 + dlt))
                 if not c < a1:
                     break
+                # a step the float image does not clear by GUESS_CUSHION is not checked in arb
+                # (it would likely fail; skipping it costs a step of width), up to _STEP_ALWAYS
+                if dlt < _STEP_ALWAYS and not g.clears_lo(float(c)):
+                    continue
                 if th.lo(c) > thr:
                     s_dn = c
                     break
@@ -1752,20 +1940,30 @@ class _Run:
                 self.tail(n, m, law, s_dn, P, "dn")
         if up is None:
             pass
-        elif not (g.may_pass_up(ymin) and th.up(a0) < thr):
+        elif not g.may_pass_up(ymin):
             self.add_up_exact(up[3], arb(1))      # (a float far above: the check cannot pass)
         elif g.may_pass_up(ymax) and th.up(a1) < thr:
             self.add_up_exact(up[3], arb(0))      # R > thr only on the failure event
         else:
             x = g.root_up()
-            s_up = a0
+            s_up = None
             for dlt in _STEPS:
                 c = arb(x * (1 - dlt))
-                if c > a0 and th.up(c) < thr:
+                if not c > a0:
+                    break
+                if dlt < _STEP_ALWAYS and not g.clears_up(float(c)):
+                    continue
+                if th.up(c) < thr:
                     s_up = c
                     break
+            # no certified step above Ymin: Ymin itself, checked last (before: first, every leaf)
+            if s_up is None and th.up(a0) < thr:
+                s_up = a0
             n, m, law, P = up
-            self.tail(n, m, law, s_up, P, "up")
+            if s_up is None:
+                self.add_up_exact(P, arb(1))
+            else:
+                self.tail(n, m, law, s_up, P, "up")
 
     def pilot_leaf(self, th, law, P):
         """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
@@ -1882,10 +2080,9 @@ class _Run:
             pl0, pl1 = self.pl0, self.pl1
             # the items of a group in clusters of width <= h: sum P e^(-izc) =
             # e^(-iz c0) sum_r mu_r (-iz)^r + (Taylor remainder, module doc)
-            R = TAYLOR_ORDER
             h = 2 * TAYLOR_RADIUS / U1
-            clusters, rem = {}, arb(0)
-            fR = arb(math.factorial(R))
+            clusters, taylor_err = {}, arb(0)
+            aU1 = arb(U1)
             for key in keys:
                 its = sorted(groups[key], key=lambda t: float(t[1]))
                 out, j = [], 0
@@ -1896,21 +2093,27 @@ class _Run:
                         e += 1
                     c0f = 0.5 * (c_start + float(its[e - 1][1]))
                     c0 = arb(c0f)
+                    dls = [(P, c - c0) for P, c in its[j:e]]
+                    # the cluster's own order (module doc): its remainder per unit mass below
+                    # TAYLOR_REM, at most TAYLOR_ORDER (a lone item's spread is a rounding ball)
+                    R = _taylor_order(max(_hi(dl.abs_upper()) for _, dl in dls) * U1)
                     mu = [arb(0)] * R
-                    for P, c in its[j:e]:
-                        dl = c - c0
+                    fR = arb(math.factorial(R))
+                    for P, dl in dls:
                         t = P
                         for r in range(R):
                             mu[r] += t
                             t = t * dl / (r + 1)
-                        rem += P * dl.abs_upper() ** R / fR
-                    pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
-                    pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
-                    out.append((c0, pp, pm))
+                        # int_(a0)^U1 |sum P e^(-izc) - Taylor| / (2z) (gp and gm) <= P |dl|^R U1^R / (R R!)
+                        taylor_err += P * (dl.abs_upper() * aU1) ** R / (fR * R)
+                    if R == 1:
+                        out.append((c0, mu[0], mu[0]))
+                    else:
+                        pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
+                        pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
+                        out.append((c0, pp, pm))
                     j = e
                 clusters[key] = out
-            # int_(a0)^U1 |F - F_Taylor| <= rem U1^R / R  (|phi| <= 1, |ga| <= 1 on the real line)
-            taylor_err = rem * arb(U1) ** R / R
 
             def F(z, analytic):
                 e0 = [(i * z * x).exp() for x in wc0]
@@ -1921,16 +2124,28 @@ class _Run:
                     f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
                     f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
                 gp = gm = acb(0)
+                n_last = None
                 for n, m in keys:
-                    cp, cm = f0p ** n, f0m ** n
+                    # the keys ascend in n: phi_0^n from the last key's power (a few products
+                    # for the difference instead of a full power per key; the same balls' product)
+                    if n_last is None:
+                        p0p, p0m = f0p ** n, f0m ** n
+                    elif n != n_last:
+                        p0p, p0m = p0p * f0p ** (n - n_last), p0m * f0m ** (n - n_last)
+                    n_last = n
+                    cp, cm = p0p, p0m
                     if m:
-                        cp *= f1p ** m
-                        cm *= f1m ** m
+                        cp = cp * f1p ** m
+                        cm = cm * f1m ** m
                     sp = sm = acb(0)
                     for c0, pp, pmn in clusters[(n, m)]:
                         h = (-i * z * c0).exp()
-                        sp += h * pp(z)
-                        sm += pmn(z) / h
+                        if isinstance(pp, arb):
+                            sp += h * pp
+                            sm += pp / h
+                        else:
+                            sp += h * pp(z)
+                            sm += pmn(z) / h
                     gp += cp * sp
                     gm += cm * sm
                 ga = (-sg2h * z * z).exp()
@@ -1957,6 +2172,19 @@ class _Run:
                   + arb(0, _hi(taylor_err))
                   + arb(0, float((W * T1).upper())))
             return W / 2 + I1 / arb.pi()
+
+
+def _taylor_order(x: float) -> int:
+    """The least ``R <= TAYLOR_ORDER`` with ``x^R / (R R!) <= TAYLOR_REM`` (``x = |delta|_max U1``
+    of a cluster; :meth:`_Run.mix`); the remainder actually added is computed in arb for the
+    ``R`` chosen, so any ``R >= 1`` is valid: this only picks the cheapest one."""
+    if not x > 0:
+        return 1
+    lx, lt = math.log(x), math.log(TAYLOR_REM)
+    for R in range(1, TAYLOR_ORDER):
+        if R * lx - math.log(R) - math.lgamma(R + 1) <= lt:
+            return R
+    return TAYLOR_ORDER
 
 
 def _alpha_at(th, k, x):
