@@ -265,29 +265,6 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
         # ascending count A at the split level: the null outputs left decrease
         assert all(a[1] == g[0][1] and a[0] > c[0] for a, c in zip(g, g[1:]))
     assert b.lower <= fine.lower and fine.upper <= b.upper
-    # the open groups of the last split bounded by one-sided leaves (GROUP_LEAVES): still valid
-    monkeypatch.setattr(kf, "GROUP_LEAVES", True)
-    monkeypatch.setattr(kf._Run, "bound_group", group)
-    leaf, one_sided = kf._Run.leaf, []
-
-    def state(run):
-        return (run.lo.mid(), run.hi.mid(), sum(len(u) for u, _ in run.pend.values()),
-                sum(len(d) for _, d in run.pend.values()))
-
-    def rec_leaf(self, n, m, poly, P_):
-        sides, (lo0, hi0, nu0, nd0) = self.sides, state(self)
-        leaf(self, n, m, poly, P_)
-        lo1, hi1, nu1, nd1 = state(self)
-        if sides == ("dn",):                   # the group's first child: a lower bound only
-            one_sided.append(sides)
-            assert hi1 == hi0 and nu1 == nu0 and (lo1 != lo0 or nd1 > nd0)
-        elif sides == ("up",):                 # its last child: an upper bound only
-            one_sided.append(sides)
-            assert lo1 == lo0 and nd1 == nd0 and (hi1 != hi0 or nu1 > nu0)
-    monkeypatch.setattr(kf._Run, "leaf", rec_leaf)
-    c = kfourier_eta(P, q, lam, tol=1e-2)
-    assert ("dn",) in one_sided and ("up",) in one_sided
-    assert c.lower <= fine.lower and fine.upper <= c.upper and c.width < b.width
 
 
 def test_hull_groups(monkeypatch):
@@ -606,3 +583,49 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
     assert r.delta.overlaps(kf.kfourier_delta(P, "1/5", Fraction(11, 10), tol=1e-5))
     with pytest.raises(ParameterError):
         kf.kfourier_delta_details(P, "1/5", 2, rel=0)
+
+
+@pytest.mark.parametrize("k", [4, 16])
+def test_series_boxes_tie_p3_to_p2(k):
+    """``P3_BELOW`` (module doc, "p_3 from p_2"): on samples of a light law (``n`` null and ``m``
+    changed-user outputs, L = 12, N = 2 * 10^5) whose power sums and ``B_2``, ``B_3`` (the outputs
+    below the top light level) lie in their Chernoff levels, some box holds ``p_2 .. p_I``
+    (``p_i = w_max^(i-2) (p_2 - B_2) + B_i``); the boxes' ``p_3`` ranges are narrower than without
+    the tie.  Fails with ``w_2`` in place of ``w_max`` in the identity, or ``B2lo``, ``B2hi``
+    swapped."""
+    from flint import ctx
+    from exactdp.reductions import kfourier as kf
+    from exactdp.reductions.kcopies import parse_query
+    with ctx.workprec(ctx.prec):
+        red = parse_query(canonical_pair(200_000, 12, k), "3/10", Fraction(6, 5), None, 1e-4,
+                          "t")[0]
+        run = kf._Run(red, Fraction(3, 10), Fraction(6, 5), None, 1e-4, 160, max_nodes=10)
+        n, m = run.n_users - 40, k // 2
+        facs = [(run.pl0, n), (run.pl1, m)]
+        _, P2lo, P2hi, (boxes, *_), _ = run.law(n, m)
+        P3lo, P3hi, _ = run.power_levels(3, n, m, facs)
+        below, _ = run.below_levels(n, m, facs)
+        tied = boxes()
+        loose = run._make_boxes(k, run.tau, P2lo, P2hi, P3lo, P3hi, None)
+        lv = [float(x) for x in (P2lo, P2hi, P3lo, P3hi) + below]
+        ivs = [{i: (float(a), float(b)) for i, (a, b) in bx.iv.items()} for bx in tied]
+        w = np.array([float(x) for x in run.wl])
+        p0 = np.array([float(x) for x in run.pl0])
+        p1 = np.array([float(x) for x in run.pl1])
+    assert len(w) >= 4 and len(tied) == kf.SERIES_SPLIT
+    width = lambda bxs: sum(float(b.iv[3][1] - b.iv[3][0]) for b in bxs)
+    assert width(tied) < 0.8 * width(loose)
+    rng = np.random.default_rng(20)
+    counts = (rng.multinomial(n, p0 / p0.sum(), size=4000)
+              + rng.multinomial(m, p1 / p1.sum(), size=4000))
+    inside = 0
+    for c in counts:
+        p = {i: float(c @ w ** i) for i in range(2, 9)}
+        B2, B3 = float(c[:-1] @ w[:-1] ** 2), float(c[:-1] @ w[:-1] ** 3)
+        if not (lv[0] <= p[2] <= lv[1] and lv[2] <= p[3] <= lv[3]
+                and lv[4] <= B2 <= lv[5] and lv[6] <= B3 <= lv[7]):
+            continue
+        inside += 1
+        assert any(all(a * (1 - 1e-9) <= p[i] <= b * (1 + 1e-9) for i, (a, b) in iv.items())
+                   for iv in ivs), p
+    assert inside > 3000

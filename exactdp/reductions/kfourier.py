@@ -209,12 +209,9 @@ fewer deviations (``PARTIAL_Z``) give ``f(first) >= 1 - B`` or ``f(last) <= B`` 
 ``B`` a Chernoff bound, and a run left open by more than ``GROUP_SPLIT`` is cut in
 halves (``_Run.bound_group``).  At ``L = 40``, ``N = 10^7``, ``k = 16``, ``q = 0.356``,
 ``tol = 1e-6`` the relative width falls from 3.2e-3 to 7.4e-4 (with
-``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).  With ``GROUP_LEAVES``
-(off by default) a group of the *last* split's children (leaves) still open after the halving
-takes ``f(first)`` from below and ``f(last)`` from above from the leaf enclosure itself, each with
-the group's mass ``D`` and one side only (``_Run.sides``): the same monotonicity, sharper ends, one
-leaf per end (``k = 16``, ``q = 0.356``, ``tol = 1e-4``: width 2.5e-4 -> 1.8e-4 at ~1.6x the CPU;
-at ``k = 64`` the last split has ~1.7e5 such children, so its cost there was not measured).
+``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).  (An earlier variant,
+``GROUP_LEAVES``, bounded ``f(first)`` and ``f(last)`` of a last-split group by the leaf
+enclosure, one side each; the hull below bounds every child instead and replaced it.)
 
 **The last split's open groups child by child (``GROUP_HULL``, default).**  A group of the last
 split's children whose Chernoff ends leave more than ``tol * HULL_OPEN`` of mass open is bounded
@@ -244,6 +241,37 @@ outputs (``k >= 10`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``
 mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves); ``q = 0.34``: 70.3 -> 43.1 CPU
 s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way (``benchmarks/RESULTS.md``).
+
+**What the series enclosure's width is made of (kwid7).**  At ``L = 40``, ``N = 10^7``,
+``k = 16``, ``q = 0.351``, ``lambda = e^2`` the largest leaf's boxes showed the centre values
+``F(Y; pbar)`` drifting by 5e-4 (relative) across the ``p_2`` range, i.e. a *first-order*
+residual in ``p_2``, not the second-order term: the leaf's ``tau`` (the Bonferroni main term's
+``2 alpha`` at ``p_2 -> 0``, then its bin) was ~1 % off the series' own cancelling value.
+Enumerating the top light level (``EXTRA_LIGHT = 0``) narrowed the width by only 23 % at 8x the
+CPU.  Two changes instead:
+
+* *tau from the series* (``TAU_REFINE``, :meth:`_Run.refine_bin`).
+  ``e^(tY) G(t) = prod_j (1 + t w_j)`` whatever ``tau``, so
+  ``dF/dp_2 = kappa [t^k] E_H e^(tY) G d_2`` with ``d_2 = -(t^2 - tau t) / 2`` vanishes at
+  ``tau* = [t^(k-2)] / [t^(k-1)]`` of ``E_H(t) e^(tY) G0(t)``, evaluated once (arb, the middle
+  box's ``G0``) at the float root of the first bin's lower end; the leaf then uses the bin nearest
+  ``tau*``, with ``TAU_BIN`` = 0.005 (was 0.02: a residual of up to 1 % of the uncancelled slope)
+  below ``FINE_MAX_K`` = 64.  It only chooses the statistic: every ``tau`` in
+  ``[0, 1 / (2 w_max)]`` is valid.
+* *p_3 from p_2* (``P3_BELOW``).  With the cancelled ``p_2`` the first-order terms of ``p_3`` (box
+  range ``[P3lo, w_max b]``, ``P3lo`` ~ 0) and ``p_4`` dominated.  The top light level's outputs all
+  weigh ``w_max``, so with ``B_i`` the power sums of the outputs below it, exactly
+  ``p_i = w_max^(i-2) (p_2 - B_2) + B_i``; on the event ``B_2 in [B2lo, B2hi]``,
+  ``B_3 in [B3lo, B3hi]`` (Chernoff levels of the light law with the top weight set to 0, each
+  failing with mass ``<= tol * TOL_FAIL``, added to the law's failure mass), a box with
+  ``p_2 in [a, b]`` has ``w_max (a - B2hi) + B3lo <= p_3 <= w_max (b - B2lo) + B3hi`` and, as
+  ``0 <= B_i <= w_2^(i-3) B_3`` (``w_2`` the second light weight),
+  ``w_max^(i-2) (a - B2hi) <= p_i <= w_max^(i-2) (b - B2lo) + w_2^(i-3) B3hi`` (``i >= 4``).  The
+  ``p_3``, ``p_4`` ranges now shrink with the box's ``p_2`` range, so ``SERIES_SPLIT`` = 8 (was 4)
+  pays below ``FINE_MAX_K``.  In the hull (:meth:`_Run.hull_group`) ``B_2``, ``B_3`` are
+  monotone in ``n`` like ``p_2``, ``p_3``: ``n_lo``'s lower and ``n_hi``'s upper levels.
+  At ``k = 16``, ``q = 0.351``, ``tol = 1e-7`` the relative width of ``eta`` falls from 7.4e-4 to
+  3.1e-4 (CPU 56 -> 119 s; ``benchmarks/RESULTS.md``, kwid7).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
@@ -324,10 +352,6 @@ PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
 #: halves, at most GROUP_DEPTH times
 GROUP_SPLIT = 0.25
 GROUP_DEPTH = 3
-#: a group of children of the *last* split (leaves) still open after the halving: its first child
-#: bounded from below and its last from above by the leaf enclosure, with the group's mass
-GROUP_LEAVES = False
-
 #: an open group of the last split's children (its Chernoff ends leave more than
 #: ``tol * HULL_OPEN`` of mass open) is bounded item by item under one shared light-law pair and
 #: box set (:meth:`_Run.hull_group`)
@@ -370,6 +394,9 @@ EXTRA_LIGHT = 1
 #: width falls from 0.19 to 1.3e-2, 463 CPU s)
 EXTRA_LIGHT_MAX_K = 64
 
+#: from EXTRA_LIGHT_MAX_K on, this many top light levels of the plan are enumerated as heavy
+EXTRA_HEAVY = 0
+
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
 
@@ -392,11 +419,26 @@ SERIES_VARS_FROM_K = 64
 SERIES_VARS_LARGE_K = 4
 
 #: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
-#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin
-TAU_BIN = 0.02
+#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin (below
+#: FINE_MAX_K; from it TAU_BIN_LARGE_K)
+TAU_BIN = 0.005
+TAU_BIN_LARGE_K = 0.02
+#: TAU_BIN, TAU_REFINE and SERIES_SPLIT (finer) below this k; from it the cheaper settings
+#: (at L = 40, N = 10^7, k = 128, q = 0.3684, tol = 1e-5 the fine ones gave relative width
+#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many)
+FINE_MAX_K = 64
+
+#: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
+#: threshold point (:meth:`_Run.refine_bin`), not only the Bonferroni main term's
+TAU_REFINE = True
+
+#: each series box's ``p_3`` range from its ``p_2`` range and the Chernoff levels of the light
+#: outputs below the top light level (:meth:`_Run.below_levels`, module doc "p_3 from p_2")
+P3_BELOW = True
 
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
-SERIES_SPLIT = 4
+SERIES_SPLIT = 8
+SERIES_SPLIT_LARGE_K = 4
 
 
 @dataclass(frozen=True)
@@ -1248,11 +1290,16 @@ class _Run:
         # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
         # mass over many small nodes, while their weights are small enough for the bracket
         if extra_light is None:
-            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0
+            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else -EXTRA_HEAVY
         self.extra_light = extra_light
         for _ in range(extra_light):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
+        # negative: the top light level(s) enumerated as heavy (the top light level's count
+        # dominates the spread of p_2, hence the series enclosure's width; module doc)
+        for _ in range(-extra_light):
+            if len(self.light) >= 4:
+                self.heavy.append(self.light.pop())
         ctx.prec = prec
         self.pi0 = [_arb(x) for x in mech.pi0]
         self.pi1 = [_arb(x) for x in mech.pi1]
@@ -1283,6 +1330,10 @@ class _Run:
         self.w3 = [x * x * x for x in self.wl]
         self.regions = []
         self.b = 0                              # the current bin of tau (series)
+        fine = k < FINE_MAX_K
+        self.tau_bin = TAU_BIN if fine else TAU_BIN_LARGE_K
+        self.series_split = SERIES_SPLIT if fine else SERIES_SPLIT_LARGE_K
+        self.tau_refine = TAU_REFINE and fine
         if self.series:
             # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2;
             # bins tau_b = tau_0 (1 + TAU_BIN)^b, each leaf in the bin nearest its own tau
@@ -1324,7 +1375,6 @@ class _Run:
         self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
         self._lkappa = self._lthr = None
         self.leaf_kids = False                 # bound_group: the children are leaves
-        self.sides = ("dn", "up")              # the sides a leaf bounds (bound_group's ends)
         self.hull_items = 0                    # children bounded by hull_group
 
     # ----------------------------------------------------------------- light laws
@@ -1338,14 +1388,14 @@ class _Run:
 
     def add_bin(self, b):
         if b not in self.bins:
-            tau = arb(self.tau0 * (1 + TAU_BIN) ** b if self.tau0 > 0 else 0.0)
+            tau = arb(self.tau0 * (1 + self.tau_bin) ** b if self.tau0 > 0 else 0.0)
             wy = [(1 + tau * x).log() / tau if tau > 0 else x for x in self.wl]
             self.bins[b] = (tau, wy)
 
     def leaf_bin(self, E, x0) -> int:
         """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
         cancelling value at its threshold point; floats, it only chooses the statistic)."""
-        if self.tau0 <= 0 or TAU_BIN <= 0:
+        if self.tau0 <= 0 or self.tau_bin <= 0:
             return 0
         th = _Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
         try:
@@ -1360,9 +1410,9 @@ class _Run:
         if not (a and a > 0 and math.isfinite(a)):
             return 0
         tau = min(2 * a, self.tau_max)
-        b = round(math.log(tau / self.tau0) / math.log(1 + TAU_BIN))
+        b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
         b = max(-200, min(b, 200))
-        while self.tau0 * (1 + TAU_BIN) ** b > self.tau_max:
+        while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
             b -= 1
         self.add_bin(b)
         return b
@@ -1410,24 +1460,53 @@ class _Run:
         P3lo, P3hi, g3 = self.power_levels(3, n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
+        below, fb = self.below_levels(n, m, facs) if P3_BELOW else (None, arb(0))
         tau, built = self.tau, []
 
         def boxes():
             # built on first use (a leaf), not for the decisions, which need only the levels
             if not built:
-                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi)))
+                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below)))
             return built[0]
-        return boxes, ymin, ymax, g3 + f0 + f1
+        return boxes, ymin, ymax, g3 + f0 + f1 + fb
 
-    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi):
+    def below_levels(self, n, m, facs):
+        """Chernoff levels ``(B2lo, B2hi, B3lo, B3hi)`` of ``B_i``, the power sums ``p_i``
+        (``i`` = 2, 3) of the light outputs *below* the top light level (its weight set to 0),
+        and their summed failure bound (module doc, "p_3 from p_2"); the same for every bin."""
+        key = ("below", n, m)
+        if key not in self.laws:
+            out, fail = [], arb(0)
+            for ws in (self.w2, self.w3):
+                law = LightLaw(ws[:-1] + [arb(0)], facs, self.prec)
+                lo, f_lo = self._chernoff_level(law, -1)
+                hi, f_hi = self._chernoff_level(law, +1)
+                out += [lo, hi]
+                fail += f_lo + f_hi
+            self.laws[key] = (tuple(out), fail)
+        return self.laws[key]
+
+    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, below=None):
+        """The series boxes: ``p_2`` in ``SERIES_SPLIT`` pieces ``[a, b]`` of ``[P2lo, P2hi]``,
+        ``p_3`` in ``[P3lo, P3hi]`` cut by ``p_3 <= w_max b`` and, with ``below = (B2lo, B2hi,
+        B3lo, B3hi)`` (:meth:`below_levels`), by ``p_3 = w_max (p_2 - B_2) + B_3`` (the top light
+        level's outputs all weigh ``w_max``): ``w_max (a - B2hi) + B3lo <= p_3 <= w_max (b - B2lo)
+        + B3hi``, and ``p_i`` (``i >= 4``) the same way with ``0 <= B_i <= w_2^(i-3) B_3``."""
         boxes = []
-        S = SERIES_SPLIT if k >= 3 else 1
+        S = self.series_split if k >= 3 else 1
         cuts = [P2lo + (P2hi - P2lo) * j / S for j in range(S)] + [P2hi]
         for j in range(S):
             # p_2 in [a, b]; then p_3 <= w_max p_2 <= w_max b (every light weight <= w_max)
             a, b = arb(float(cuts[j].lower())) if j else P2lo, arb(_hi(cuts[j + 1])) if j < S - 1 else P2hi
             p3hi = arb(min(_hi(P3hi), _hi(self.wmax * b)))
-            if k >= 3 and p3hi < P3lo:
+            p3lo = P3lo
+            if below is not None:
+                B2lo, B2hi, B3lo, B3hi = below
+                p3hi = arb(min(_hi(p3hi), _hi(self.wmax * (b - B2lo) + B3hi)))
+                c = self.wmax * (a - B2hi) + B3lo
+                if c > P3lo:
+                    p3lo = arb(math.nextafter(float(c.lower()), -math.inf))
+            if k >= 3 and p3hi < p3lo:
                 continue                 # empty: p_3 >= P3lo > w_max p_2
             iv = {}
             nvars = SERIES_VARS if k < SERIES_VARS_FROM_K else min(SERIES_VARS, SERIES_VARS_LARGE_K)
@@ -1435,9 +1514,19 @@ class _Run:
                 if i == 2:
                     iv[i] = (a, b)
                 elif i == 3:
-                    iv[i] = (P3lo, p3hi)
+                    iv[i] = (p3lo, p3hi)
                 else:
-                    iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
+                    u = min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))
+                    v = arb(0)
+                    if below is not None:
+                        # p_i = w_max^(i-2) (p_2 - B_2) + B_i, 0 <= B_i <= w_2^(i-3) B_3 (w_2: the
+                        # second light weight, every weight below the top at most it)
+                        u = min(u, _hi(self.wmax ** (i - 2) * (b - B2lo)
+                                       + self.wl[-2] ** (i - 3) * B3hi))
+                        c = self.wmax ** (i - 2) * (a - B2hi)
+                        if c > 0:
+                            v = arb(math.nextafter(float(c.lower()), -math.inf))
+                    iv[i] = (v, arb(u))
             boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi))
         return boxes
 
@@ -1626,18 +1715,6 @@ class _Run:
             self.bound_group(l, items[:h], depth + 1)
             self.bound_group(l, items[h:], depth + 1)
             return
-        if GROUP_LEAVES and self.series and self.leaf_kids and f_up - f_lo > GROUP_SPLIT:
-            # children of the last split are leaves: f(first) from below and f(last) from above
-            # by the leaf enclosure itself, each with the group's mass D (one side each)
-            ends = [(items[0], ("dn", "up"))] if len(items) == 1 else [(items[0], ("dn",)),
-                                                                       (items[-1], ("up",))]
-            for (n, m, poly, _), sides in ends:
-                self.sides = sides
-                try:
-                    self.leaf(n, m, poly, D)
-                finally:
-                    self.sides = ("dn", "up")
-            return
         if lo:
             self.fail += D * lo[1]
             self.add_dn_exact(D, 1 - arb(_hi(lo[0])))
@@ -1667,7 +1744,13 @@ class _Run:
             law_lo, P2lo, _, (_, ymin, _, _), f_lo = self.law(n_lo, m)
             P3lo = self.laws[("p3", n_lo, m)][0]
             P3hi = self.laws[("p3", n_hi, m)][1]
-            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi))
+            below = None
+            if P3_BELOW:
+                # B_2, B_3 of n outputs between n_lo's and n_hi's pathwise, like p_2, p_3
+                (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
+                (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
+                below = (b2lo, b2hi, b3lo, b3hi)
+            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below))
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
@@ -1892,9 +1975,43 @@ class _Run:
         ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
         self.b = self.leaf_bin(E, self.law(n, m)[0].meanf)
         try:
+            if self.tau_refine:
+                self.b = self.refine_bin(n, m, E)
             self.series_bin_leaf(n, m, E, P)
         finally:
             self.b = 0
+
+    def refine_bin(self, n, m, E) -> int:
+        """The bin nearest the leaf's first-order cancelling ``tau`` from the series itself
+        (module doc, "The choice of tau"): ``tau* = [t^(k-2)] / [t^(k-1)]`` of
+        ``E_H(t) e^(tY) G0(t)`` (the middle box's ``G0``) at the float root of the current bin's
+        lower end.  ``e^(tY) G(t) = prod (1 + t w_j)`` whatever ``tau``, so ``tau*`` is the zero of
+        ``dF/dp_2 = kappa [t^k] E_H e^(tY) G d_2``, ``d_2 = -(t^2 - tau t) / 2``, at that point.
+        A float choice only (any ``tau`` gives a valid enclosure); the current bin where it
+        fails."""
+        b0 = self.b
+        if self.tau0 <= 0 or self.tau_bin <= 0 or self.k < 3:
+            return b0
+        try:
+            law, _, _, (boxes, ymin, _, _), _ = self.law(n, m)
+            th = _Series(E, self.kappa, self.k, boxes())
+            y = _SeriesFloat(th, law.meanf).root(0, float(self.thr.log().mid()), law.meanf)
+            if not (math.isfinite(y) and y > 0):
+                return b0
+            ya = arb(y)
+            c1 = (th.main_row * th._u(ya, 1))[0, 0]
+            c2 = (th.main_row * th._u(ya, 2))[0, 0]
+            if not (c1 > 0 and c2 > 0):
+                return b0
+            tau = min(float((c2 / c1).mid()), self.tau_max)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return b0
+        b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
+        b = max(-200, min(b, 200))
+        while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
+            b -= 1
+        self.add_bin(b)
+        return b
 
     def series_bin_leaf(self, n, m, E, P):
         law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
@@ -1903,8 +2020,7 @@ class _Run:
             self.ensure_monotone(box, ymin, ymax)
         self.fail += P * fail
         self.series_points(E, boxes, ymin, ymax, law.meanf,
-                           dn=(n, m, law, P) if "dn" in self.sides else None,
-                           up=(n, m, law, P) if "up" in self.sides else None)
+                           dn=(n, m, law, P), up=(n, m, law, P))
 
     def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
         """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
@@ -2286,7 +2402,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
         try:
             run.run()
         except _NotMonotone:
-            if not run.extra_light:
+            if run.extra_light <= 0:
                 raise
             # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
             # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
