@@ -2172,6 +2172,8 @@ def _taylor_order(x: float) -> int:
     ``R`` chosen, so any ``R >= 1`` is valid: this only picks the cheapest one."""
     if not x > 0:
         return 1
+    if not TAYLOR_REM > 0:
+        return TAYLOR_ORDER
     lx, lt = math.log(x), math.log(TAYLOR_REM)
     for R in range(1, TAYLOR_ORDER):
         if R * lx - math.log(R) - math.lgamma(R + 1) <= lt:
