@@ -117,8 +117,8 @@ def test_node_poly_lower_bound(prec160):
 
 @pytest.mark.slow
 def test_node_checks_keep_the_enclosure(monkeypatch):
-    """A walk at k = 32 (19 s each): the polynomial checks (:class:`_NodePoly`), the
-    mean-value form with both float screens, and with the ``Up0`` screen only give the same
+    """A walk at k = 32 (41 s for the three): the polynomial checks (:class:`_NodePoly`),
+    the mean-value form with both float screens, and with the ``Up0`` screen only give the same
     Fractions (each check decides the same nodes); the ``Lo`` screen runs fewer arb ``Lo``s."""
     calls = [0]
     orig = K._Threshold.lo
