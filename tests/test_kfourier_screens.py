@@ -117,8 +117,8 @@ def test_node_poly_lower_bound(prec160):
 
 @pytest.mark.slow
 def test_node_checks_keep_the_enclosure(monkeypatch):
-    """A walk at k = 32 (19 s each): the polynomial checks (:class:`_NodePoly`), the
-    mean-value form with both float screens, and with the ``Up0`` screen only give the same
+    """A walk at k = 32 (41 s for the three): the polynomial checks (:class:`_NodePoly`),
+    the mean-value form with both float screens, and with the ``Up0`` screen only give the same
     Fractions (each check decides the same nodes); the ``Lo`` screen runs fewer arb ``Lo``s."""
     calls = [0]
     orig = K._Threshold.lo
@@ -155,3 +155,22 @@ def test_series_points_never_decided_by_floats(monkeypatch):
     monkeypatch.setattr(K._Series, "value", lambda self, y: arb(0, 1e300))
     bad = _small()
     assert bad.lower < base.lower and bad.upper > base.upper
+
+
+def test_taylor_order_per_cluster(monkeypatch):
+    """A cluster's order is the least whose remainder per unit mass (x^R / (R R!), x = its
+    spread times U1) is below TAYLOR_REM, capped at TAYLOR_ORDER (1 for a lone item); the
+    enclosure with every cluster at the full order (TAYLOR_REM = 0, the old rule) agrees to 1e-9."""
+    assert K._taylor_order(0.0) == 1
+    for x in (1e-30, 1e-3, 0.5, 3.0, 10.0):
+        R = K._taylor_order(x)
+        assert (R == K.TAYLOR_ORDER
+                or R * math.log(x) - math.log(R) - math.lgamma(R + 1) <= math.log(K.TAYLOR_REM))
+        assert R == 1 or (R - 1) * math.log(x) - math.log(R - 1) - math.lgamma(R) > math.log(K.TAYLOR_REM)
+    assert K._taylor_order(1e6) == K.TAYLOR_ORDER
+    base = _small()
+    monkeypatch.setattr(K, "TAYLOR_REM", 0.0)
+    assert K._taylor_order(1e-30) == K.TAYLOR_ORDER
+    full = _small()
+    assert base.overlaps(full) and abs(float(base.lower - full.lower)) < 1e-9
+    assert abs(float(base.upper - full.upper)) < 1e-9

@@ -1023,7 +1023,7 @@ class _LoScreen:
     (relative) the arb check fails and is not run.  The float only *skips* a check (the node
     stays undecided, a partial bound stays trivial): it never decides."""
 
-    def __init__(self, logE, lkappa, k, lthr, P2lo, P2hi, alpha):
+    def __init__(self, logE, lkappa, k, lthr, *, P2lo, P2hi, alpha):
         self.logE, self.lk, self.k, self.lthr = logE, lkappa, k, lthr
         self.ps = sorted({float(P2lo), float(P2hi)})     # exact floats (Chernoff levels)
         self.alpha = alpha
@@ -1781,7 +1781,8 @@ class _Run:
         (the same heavy polynomial); off with ``GUESS_FLOATS`` or ``LO_SCREEN``."""
         if not (GUESS_FLOATS and LO_SCREEN) or scr is _NO_SCREEN:
             return _NO_SCREEN
-        return _LoScreen(scr.logE, scr.lk, self.k, scr.lthr, P2lo, P2hi, float(self.alpha))
+        return _LoScreen(scr.logE, scr.lk, self.k, scr.lthr, P2lo=P2lo, P2hi=P2hi,
+                         alpha=float(self.alpha))
 
     def side_bounds(self, l, n, m, poly, *, lower: bool):
         """One side of :meth:`decide` at fewer deviations (``PARTIAL_Z``, the first that
@@ -2296,6 +2297,8 @@ def _taylor_order(x: float) -> int:
     ``R`` chosen, so any ``R >= 1`` is valid: this only picks the cheapest one."""
     if not x > 0:
         return 1
+    if not TAYLOR_REM > 0:
+        return TAYLOR_ORDER
     lx, lt = math.log(x), math.log(TAYLOR_REM)
     for R in range(1, TAYLOR_ORDER):
         if R * lx - math.log(R) - math.lgamma(R + 1) <= lt:
