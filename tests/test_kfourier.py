@@ -610,7 +610,7 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
 
 
 @pytest.mark.parametrize("k", [4, 16])
-def test_series_boxes_tie_p3_to_p2(k):
+def test_series_boxes_tie_p3_to_p2(k, monkeypatch):
     """``P3_BELOW`` (module doc, "p_3 from p_2"): on samples of a light law (``n`` null and ``m``
     changed-user outputs, L = 12, N = 2 * 10^5) whose power sums and ``B_2``, ``B_3`` (the outputs
     below the top light level) lie in their Chernoff levels, some box holds ``p_2 .. p_I``
@@ -620,6 +620,8 @@ def test_series_boxes_tie_p3_to_p2(k):
     from flint import ctx
     from exactdp.reductions import kfourier as kf
     from exactdp.reductions.kcopies import parse_query
+    monkeypatch.setattr(kf, "P3_BELOW", True)
+    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
     with ctx.workprec(ctx.prec):
         red = parse_query(canonical_pair(200_000, 12, k), "3/10", Fraction(6, 5), None, 1e-4,
                           "t")[0]
@@ -658,14 +660,13 @@ def test_series_boxes_tie_p3_to_p2(k):
 @pytest.mark.slow
 def test_series_tau_beta_and_p3_tie_overlap_the_old_enclosure(monkeypatch):
     """The leaf statistic from the series (``TAU_REFINE``, ``BETA_STEP``) and the ``p_3`` tie
-    (``P3_BELOW``, ``SERIES_SPLIT`` 8) at L = 40, N = 10^7, k = 16, q = 0.356, tol 1e-4: the
-    enclosure overlaps the one without them (TAU_BIN 0.02, SERIES_SPLIT 4) and is narrower."""
+    (``P3_BELOW``, ``SERIES_SPLIT`` 8; opted in by ``FINE_MAX_K = 64``) at L = 40, N = 10^7,
+    k = 16, q = 0.356, tol 1e-4: the enclosure overlaps the default one and is narrower."""
     from exactdp.reductions import kfourier as kf
     P = canonical_pair(10**7, 40, 16)
+    a = kfourier_eta(P, "0.356", eps=2, tol=1e-4)            # the defaults (off)
+    monkeypatch.setattr(kf, "P3_BELOW", True)
+    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
     b = kfourier_eta(P, "0.356", eps=2, tol=1e-4)
-    for name, v in (("TAU_REFINE", False), ("P3_BELOW", False), ("BETA_STEP", 0),
-                    ("TAU_BIN", 0.02), ("SERIES_SPLIT", 4)):
-        monkeypatch.setattr(kf, name, v)
-    a = kfourier_eta(P, "0.356", eps=2, tol=1e-4)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert b.width < a.width

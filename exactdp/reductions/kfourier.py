@@ -264,6 +264,13 @@ CPU.  Two changes instead:
   (before all three) to 3.7e-4 (tau, ``p_3`` tie) and 2.3e-4 (with ``beta``); CPU 48 -> 86 ->
   156 s (``benchmarks/RESULTS.md``, kwid7).
 
+*Off by default* (``FINE_MAX_K = 0``, ``P3_BELOW = False``; opt in with ``FINE_MAX_K = 64``,
+``P3_BELOW = True``): at ``k = 8``, ``tol = 1e-7`` (``test_deployment_scale_k8``) the walk took
+580 s, 97 % in :meth:`_Run.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
+from law to law, so a certified region no longer serves its neighbours and every law pays its own
+certificate.  Sharing the certificate (e.g. one region per bin over the untied ``p_3`` range, which
+contains every tied box) is the next step.
+
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
@@ -380,9 +387,6 @@ EXTRA_LIGHT = 1
 #: width falls from 0.19 to 1.3e-2, 463 CPU s)
 EXTRA_LIGHT_MAX_K = 64
 
-#: from EXTRA_LIGHT_MAX_K on, this many top light levels of the plan are enumerated as heavy
-EXTRA_HEAVY = 0
-
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
 
@@ -411,8 +415,10 @@ TAU_BIN = 0.005
 TAU_BIN_LARGE_K = 0.02
 #: TAU_BIN, TAU_REFINE and SERIES_SPLIT (finer) below this k; from it the cheaper settings
 #: (at L = 40, N = 10^7, k = 128, q = 0.3684, tol = 1e-5 the fine ones gave relative width
-#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many)
-FINE_MAX_K = 64
+#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many).  Off (0) by
+#: default, like P3_BELOW: with them (64, True) the slow test at k = 8, tol = 1e-7 took 580 s,
+#: 97 % in ensure_monotone (module doc, "What the series enclosure's width is made of")
+FINE_MAX_K = 0
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
 #: threshold point (:meth:`_Run.refine_bin`), not only the Bonferroni main term's
@@ -426,7 +432,7 @@ BETA_MAX = 16
 
 #: each series box's ``p_3`` range from its ``p_2`` range and the Chernoff levels of the light
 #: outputs below the top light level (:meth:`_Run.below_levels`, module doc "p_3 from p_2")
-P3_BELOW = True
+P3_BELOW = False
 
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
 SERIES_SPLIT = 8
@@ -1170,16 +1176,11 @@ class _Run:
         # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
         # mass over many small nodes, while their weights are small enough for the bracket
         if extra_light is None:
-            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else -EXTRA_HEAVY
+            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0
         self.extra_light = extra_light
         for _ in range(extra_light):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
-        # negative: the top light level(s) enumerated as heavy (the top light level's count
-        # dominates the spread of p_2, hence the series enclosure's width; module doc)
-        for _ in range(-extra_light):
-            if len(self.light) >= 4:
-                self.heavy.append(self.light.pop())
         ctx.prec = prec
         self.pi0 = [_arb(x) for x in mech.pi0]
         self.pi1 = [_arb(x) for x in mech.pi1]
@@ -1408,8 +1409,8 @@ class _Run:
                     if below is not None:
                         # p_i = w_max^(i-2) (p_2 - B_2) + B_i, 0 <= B_i <= w_2^(i-3) B_3 (w_2: the
                         # second light weight, every weight below the top at most it)
-                        u = min(u, _hi(self.wmax ** (i - 2) * (b - B2lo)
-                                       + self.wl[-2] ** (i - 3) * B3hi))
+                        w2 = max(self.wl[:-1], key=_hi)
+                        u = min(u, _hi(self.wmax ** (i - 2) * (b - B2lo) + w2 ** (i - 3) * B3hi))
                         c = self.wmax ** (i - 2) * (a - B2hi)
                         if c > 0:
                             v = arb(math.nextafter(float(c.lower()), -math.inf))
@@ -2184,7 +2185,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
         try:
             run.run()
         except _NotMonotone:
-            if run.extra_light <= 0:
+            if not run.extra_light:
                 raise
             # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
             # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
