@@ -340,9 +340,9 @@ def test_deployment_scale_k8():
 
 # ------------------------------------------------------------------ the series enclosure
 
-def _box_for(ws, k, tau, pad, nvars=None):
+def _box_for(ws, k, tau, pad, nvars=None, beta=None):
     """A series box around the true power sums of ``ws`` (arb), widened by ``pad``
-    (Taylor variables ``p_2 .. p_nvars``, default ``SERIES_VARS``)."""
+    (Taylor variables ``p_2 .. p_nvars``, default ``SERIES_VARS``; ``Y``'s extra ``beta p_3``)."""
     from flint import arb
     from exactdp.reductions.kfourier import SERIES_VARS, _Box
     nvars = SERIES_VARS if nvars is None else nvars
@@ -354,7 +354,7 @@ def _box_for(ws, k, tau, pad, nvars=None):
         iv[i] = (arb(float(lo.lower())), arb(float(hi.upper())))
     P2hi = iv[2][1] if 2 in iv else arb(float(p[2].upper()) * (1 + pad))
     P3hi = iv[3][1] if 3 in iv else arb(float(p[3].upper()) * (1 + pad))
-    return _Box(k, arb(tau), iv, wmax, P2hi, P3hi)
+    return _Box(k, arb(tau), iv, wmax, P2hi, P3hi, beta)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 9])
@@ -381,6 +381,32 @@ def test_series_enclosure_contains_e_k(k, tau):
             th = _Series(E, arb(1), k, [_box_for(ws, k, tau, pad)])
             v = th.value(Y)
             assert v.contains(ex), (k, tau, pad)
+            if rel is not None:
+                assert float(v.rad()) <= rel * float(ex) + 1e-25
+
+
+@pytest.mark.parametrize("k", [3, 5, 9])
+@pytest.mark.parametrize("g", [-0.4, 0.25])
+def test_series_enclosure_with_beta_contains_e_k(k, g):
+    """``Y = sum (log(1 + tau w) / tau + beta w^3)`` (module doc, "p_3 cancelled too"): the box
+    with ``beta`` (``log G`` gains ``-beta p_3 t``) contains the exact ``e_k``, tightly for a point
+    box.  Fails with the sign of ``beta`` in the box flipped."""
+    from flint import arb
+    from exactdp.reductions.kfourier import _Series
+    rng = random.Random(77 * k + int(100 * g))
+    tau = arb(1.7)
+    beta = arb(g) * tau * tau / 3
+    for _ in range(3):
+        ws_q = [Fraction(rng.randint(1, 40), 400) for _ in range(rng.randint(4 * k + 4, 8 * k + 8))]
+        hs_q = [Fraction(rng.randint(1, 30), 10) for _ in range(rng.randint(0, 3))]
+        exact = _esym(ws_q + hs_q, k)
+        ws = [arb(w.numerator) / w.denominator for w in ws_q]
+        E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+        Y = sum(((1 + tau * w).log() / tau + beta * w ** 3 for w in ws), arb(0))
+        ex = arb(exact.numerator) / exact.denominator
+        for pad, rel in ((0.0, 1e-4), (0.3, None)):
+            v = _Series(E, arb(1), k, [_box_for(ws, k, float(tau), pad, beta=beta)]).value(Y)
+            assert v.contains(ex), (k, g, pad)
             if rel is not None:
                 assert float(v.rad()) <= rel * float(ex) + 1e-25
 
@@ -586,7 +612,7 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
 
 
 @pytest.mark.parametrize("k", [4, 16])
-def test_series_boxes_tie_p3_to_p2(k):
+def test_series_boxes_tie_p3_to_p2(k, monkeypatch):
     """``P3_BELOW`` (module doc, "p_3 from p_2"): on samples of a light law (``n`` null and ``m``
     changed-user outputs, L = 12, N = 2 * 10^5) whose power sums and ``B_2``, ``B_3`` (the outputs
     below the top light level) lie in their Chernoff levels, some box holds ``p_2 .. p_I``
@@ -596,6 +622,8 @@ def test_series_boxes_tie_p3_to_p2(k):
     from flint import ctx
     from exactdp.reductions import kfourier as kf
     from exactdp.reductions.kcopies import parse_query
+    monkeypatch.setattr(kf, "P3_BELOW", True)
+    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
     with ctx.workprec(ctx.prec):
         red = parse_query(canonical_pair(200_000, 12, k), "3/10", Fraction(6, 5), None, 1e-4,
                           "t")[0]
@@ -629,3 +657,18 @@ def test_series_boxes_tie_p3_to_p2(k):
         assert any(all(a * (1 - 1e-9) <= p[i] <= b * (1 + 1e-9) for i, (a, b) in iv.items())
                    for iv in ivs), p
     assert inside > 3000
+
+
+@pytest.mark.slow
+def test_series_tau_beta_and_p3_tie_overlap_the_old_enclosure(monkeypatch):
+    """The leaf statistic from the series (``TAU_REFINE``, ``BETA_STEP``) and the ``p_3`` tie
+    (``P3_BELOW``, ``SERIES_SPLIT`` 8; opted in by ``FINE_MAX_K = 64``) at L = 40, N = 10^7,
+    k = 16, q = 0.356, tol 1e-4: the enclosure overlaps the default one and is narrower."""
+    from exactdp.reductions import kfourier as kf
+    P = canonical_pair(10**7, 40, 16)
+    a = kfourier_eta(P, "0.356", eps=2, tol=1e-4)            # the defaults (off)
+    monkeypatch.setattr(kf, "P3_BELOW", True)
+    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
+    b = kfourier_eta(P, "0.356", eps=2, tol=1e-4)
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert b.width < a.width

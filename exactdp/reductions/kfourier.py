@@ -270,8 +270,26 @@ CPU.  Two changes instead:
   ``p_3``, ``p_4`` ranges now shrink with the box's ``p_2`` range, so ``SERIES_SPLIT`` = 8 (was 4)
   pays below ``FINE_MAX_K``.  In the hull (:meth:`_Run.hull_group`) ``B_2``, ``B_3`` are
   monotone in ``n`` like ``p_2``, ``p_3``: ``n_lo``'s lower and ``n_hi``'s upper levels.
-  At ``k = 16``, ``q = 0.351``, ``tol = 1e-7`` the relative width of ``eta`` falls from 7.4e-4 to
-  3.1e-4 (CPU 56 -> 119 s; ``benchmarks/RESULTS.md``, kwid7).
+* *p_3 cancelled too* (``BETA_STEP``).  The log statistic cancels ``p_3`` only through ``tau^2``
+  (``d_3 = (t^3 - tau^2 t) / 3``): at that leaf 93 %, and the rest was the largest first-order term.
+  Any positive weights give a valid light statistic, so a leaf may use
+  ``Y = sum_j (log(1 + tau w_j) / tau + beta w_j^3)``: ``log G`` gains ``-beta p_3 t``, i.e.
+  ``d_3 = (t^3 - tau^2 t) / 3 - beta t``, which vanishes against ``E_H e^(tY) G`` at
+  ``beta = (c_3 / c_1 - tau^2) / 3`` (``c_j = [t^(k-j)] E_H(t) e^(tY) G0(t)``, again independent of
+  the statistic).  ``beta = g BETA_STEP tau^2 / 3`` on a grid, ``|g BETA_STEP| <= 1/2``, so
+  ``|beta| w^3 <= w / 24 < log(1 + tau w) / tau`` (``tau w <= 1/2``): every weight of ``Y`` stays
+  positive (the hull's and the count grid's pathwise orderings need only that).  Bins ``(b, g)``
+  have their own light law and integral; the decisions keep bin 0 (``beta = 0``, ``Y <= p_1``).
+  At ``k = 16``, ``q = 0.351``, ``tol = 1e-6`` the relative width of ``eta`` falls from 8.0e-4
+  (before all three) to 3.7e-4 (tau, ``p_3`` tie) and 2.3e-4 (with ``beta``); CPU 48 -> 86 ->
+  156 s (``benchmarks/RESULTS.md``, kwid7).
+
+*Off by default* (``FINE_MAX_K = 0``, ``P3_BELOW = False``; opt in with ``FINE_MAX_K = 64``,
+``P3_BELOW = True``): at ``k = 8``, ``tol = 1e-7`` (``test_deployment_scale_k8``) the walk took
+580 s, 97 % in :meth:`_Run.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
+from law to law, so a certified region no longer serves its neighbours and every law pays its own
+certificate.  Sharing the certificate (e.g. one region per bin over the untied ``p_3`` range, which
+contains every tied box) is the next step.
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
@@ -394,9 +412,6 @@ EXTRA_LIGHT = 1
 #: width falls from 0.19 to 1.3e-2, 463 CPU s)
 EXTRA_LIGHT_MAX_K = 64
 
-#: from EXTRA_LIGHT_MAX_K on, this many top light levels of the plan are enumerated as heavy
-EXTRA_HEAVY = 0
-
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
 
@@ -425,16 +440,24 @@ TAU_BIN = 0.005
 TAU_BIN_LARGE_K = 0.02
 #: TAU_BIN, TAU_REFINE and SERIES_SPLIT (finer) below this k; from it the cheaper settings
 #: (at L = 40, N = 10^7, k = 128, q = 0.3684, tol = 1e-5 the fine ones gave relative width
-#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many)
-FINE_MAX_K = 64
+#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many).  Off (0) by
+#: default, like P3_BELOW: with them (64, True) the slow test at k = 8, tol = 1e-7 took 580 s,
+#: 97 % in ensure_monotone (module doc, "What the series enclosure's width is made of")
+FINE_MAX_K = 0
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
 #: threshold point (:meth:`_Run.refine_bin`), not only the Bonferroni main term's
 TAU_REFINE = True
 
+#: a series leaf's statistic ``Y`` gains ``beta p_3`` cancelling ``p_3`` to first order
+#: (:meth:`_Run.refine_bin`), ``beta = g BETA_STEP tau^2 / 3``, ``|g| <= BETA_MAX``
+#: (``|g BETA_STEP| <= 1/2`` keeps every weight of ``Y`` positive); 0: off
+BETA_STEP = 0.03
+BETA_MAX = 16
+
 #: each series box's ``p_3`` range from its ``p_2`` range and the Chernoff levels of the light
 #: outputs below the top light level (:meth:`_Run.below_levels`, module doc "p_3 from p_2")
-P3_BELOW = True
+P3_BELOW = False
 
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
 SERIES_SPLIT = 8
@@ -630,9 +653,10 @@ class _Box:
         Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
         d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
 
-    def __init__(self, k, tau, iv, wmax, P2hi, P3hi):
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, beta=None):
         n = k + 1
         self.k, self.tau, self.iv = k, tau, dict(iv)
+        self.beta = arb(0) if beta is None else beta    # Y's extra beta p_3 (module doc)
         self.wmax, self.P2hi, self.P3hi = wmax, P2hi, P3hi
         self.vars = sorted(iv)
         self.pbar, self.rad = {}, {}
@@ -666,6 +690,8 @@ class _Box:
             if i < n:
                 c[i] += s               # t^i beyond t^k: only its t term is kept
             c[1] -= s * tau ** (i - 1)
+            if i == 3:
+                c[1] -= self.beta       # Y = (log statistic) + beta p_3: log G gets -beta p_3 t
             self.d[i] = c
 
         def Q(vals):
@@ -698,7 +724,7 @@ class _Box:
         for i in self.vars:
             if i >= 4:
                 iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
-        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi)
+        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, self.beta)
 
     def halves(self):
         """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
@@ -714,11 +740,12 @@ class _Box:
             for i in self.vars:
                 if i >= 4:
                     iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
-            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi))
+            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi, self.beta))
         return out
 
     def contains(self, other: "_Box") -> bool:
         return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
+                and self.beta == other.beta
                 and _hi(other.P2hi) <= float(self.P2hi.lower()) and _hi(other.P3hi) <= float(self.P3hi.lower())
                 and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
                         for i in self.vars))
@@ -1290,16 +1317,11 @@ class _Run:
         # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
         # mass over many small nodes, while their weights are small enough for the bracket
         if extra_light is None:
-            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else -EXTRA_HEAVY
+            extra_light = EXTRA_LIGHT if k < EXTRA_LIGHT_MAX_K else 0
         self.extra_light = extra_light
         for _ in range(extra_light):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
-        # negative: the top light level(s) enumerated as heavy (the top light level's count
-        # dominates the spread of p_2, hence the series enclosure's width; module doc)
-        for _ in range(-extra_light):
-            if len(self.light) >= 4:
-                self.heavy.append(self.light.pop())
         ctx.prec = prec
         self.pi0 = [_arb(x) for x in mech.pi0]
         self.pi1 = [_arb(x) for x in mech.pi1]
@@ -1345,7 +1367,7 @@ class _Run:
         else:
             # any alpha >= 0 with alpha w_max < 1 is valid; a caller's is kept below 1 / (2 w_max)
             self.alpha = arb(min(alpha, 0.5 / float(self.wmax.upper())))
-            self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl])}
+            self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl], arb(0))}
         self.kappa = arb(M) ** k / arb(comb(M, k))
         self.n_slack = min(self.n_users // 2, 10_000)
         x = N_GRID_REL * math.sqrt(self.n_users)
@@ -1386,11 +1408,19 @@ class _Run:
     def tau(self):
         return self.bins[self.b][0]
 
+    @property
+    def beta(self):
+        return self.bins[self.b][2]
+
     def add_bin(self, b):
+        """Bin ``b`` (an int: ``Y = sum log(1 + tau_b w) / tau_b``) or ``(b, g)`` (``Y`` plus
+        ``beta p_3``, ``beta = g BETA_STEP tau_b^2 / 3``, module doc)."""
         if b not in self.bins:
-            tau = arb(self.tau0 * (1 + self.tau_bin) ** b if self.tau0 > 0 else 0.0)
-            wy = [(1 + tau * x).log() / tau if tau > 0 else x for x in self.wl]
-            self.bins[b] = (tau, wy)
+            b1, g = b if isinstance(b, tuple) else (b, 0)
+            tau = arb(self.tau0 * (1 + self.tau_bin) ** b1 if self.tau0 > 0 else 0.0)
+            beta = arb(g * BETA_STEP) * tau * tau / 3
+            wy = [(1 + tau * x).log() / tau + beta * x ** 3 if tau > 0 else x for x in self.wl]
+            self.bins[b] = (tau, wy, beta)
 
     def leaf_bin(self, E, x0) -> int:
         """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
@@ -1461,12 +1491,12 @@ class _Run:
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
         below, fb = self.below_levels(n, m, facs) if P3_BELOW else (None, arb(0))
-        tau, built = self.tau, []
+        tau, beta, built = self.tau, self.beta, []
 
         def boxes():
             # built on first use (a leaf), not for the decisions, which need only the levels
             if not built:
-                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below)))
+                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below, beta)))
             return built[0]
         return boxes, ymin, ymax, g3 + f0 + f1 + fb
 
@@ -1486,7 +1516,7 @@ class _Run:
             self.laws[key] = (tuple(out), fail)
         return self.laws[key]
 
-    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, below=None):
+    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, below=None, beta=None):
         """The series boxes: ``p_2`` in ``SERIES_SPLIT`` pieces ``[a, b]`` of ``[P2lo, P2hi]``,
         ``p_3`` in ``[P3lo, P3hi]`` cut by ``p_3 <= w_max b`` and, with ``below = (B2lo, B2hi,
         B3lo, B3hi)`` (:meth:`below_levels`), by ``p_3 = w_max (p_2 - B_2) + B_3`` (the top light
@@ -1521,13 +1551,13 @@ class _Run:
                     if below is not None:
                         # p_i = w_max^(i-2) (p_2 - B_2) + B_i, 0 <= B_i <= w_2^(i-3) B_3 (w_2: the
                         # second light weight, every weight below the top at most it)
-                        u = min(u, _hi(self.wmax ** (i - 2) * (b - B2lo)
-                                       + self.wl[-2] ** (i - 3) * B3hi))
+                        w2 = max(self.wl[:-1], key=_hi)
+                        u = min(u, _hi(self.wmax ** (i - 2) * (b - B2lo) + w2 ** (i - 3) * B3hi))
                         c = self.wmax ** (i - 2) * (a - B2hi)
                         if c > 0:
                             v = arb(math.nextafter(float(c.lower()), -math.inf))
                     iv[i] = (v, arb(u))
-            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi))
+            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi, beta))
         return boxes
 
     def _y_level(self, law, sign):
@@ -1750,7 +1780,7 @@ class _Run:
                 (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
                 (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
                 below = (b2lo, b2hi, b3lo, b3hi)
-            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below))
+            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below, self.beta))
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
@@ -2002,15 +2032,24 @@ class _Run:
             ya = arb(y)
             c1 = (th.main_row * th._u(ya, 1))[0, 0]
             c2 = (th.main_row * th._u(ya, 2))[0, 0]
+            c3 = (th.main_row * th._u(ya, 3))[0, 0]
             if not (c1 > 0 and c2 > 0):
                 return b0
             tau = min(float((c2 / c1).mid()), self.tau_max)
+            r3 = float((c3 / c1).mid())
         except (ValueError, OverflowError, ZeroDivisionError):
             return b0
         b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
         b = max(-200, min(b, 200))
         while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
             b -= 1
+        if BETA_STEP > 0 and math.isfinite(r3):
+            # d_3 = t^3 / 3 - (tau^2 / 3 + beta) t cancels at beta = (c_3 / c_1 - tau_b^2) / 3
+            tb = self.tau0 * (1 + self.tau_bin) ** b
+            g = round((r3 / (tb * tb) - 1) / BETA_STEP)
+            g = max(-BETA_MAX, min(g, BETA_MAX))
+            if g:
+                b = (b, g)
         self.add_bin(b)
         return b
 
@@ -2148,7 +2187,7 @@ class _Run:
     # ----------------------------------------------------------------- Fourier
     def flush(self):
         """One Gil-Pelaez integral per bin of the light statistic."""
-        for b in sorted(self.pend):
+        for b in sorted(self.pend, key=lambda b: b if isinstance(b, tuple) else (b, 0)):
             self.b = b
             self.pend_up, self.pend_dn = self.pend[b]
             self.flush_bin()
@@ -2405,7 +2444,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
         try:
             run.run()
         except _NotMonotone:
-            if run.extra_light <= 0:
+            if not run.extra_light:
                 raise
             # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
             # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
