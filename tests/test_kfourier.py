@@ -634,7 +634,7 @@ def test_series_boxes_tie_p3_to_p2(k, monkeypatch):
         P3lo, P3hi, _ = run.power_levels(3, n, m, facs)
         below, _ = run.below_levels(n, m, facs)
         tied = boxes()
-        loose = run._make_boxes(k, run.tau, P2lo, P2hi, P3lo, P3hi, None)
+        loose = run._make_boxes(k, run.tau, P2lo, P2hi, P3lo, P3hi, below=None)
         lv = [float(x) for x in (P2lo, P2hi, P3lo, P3hi) + below]
         ivs = [{i: (float(a), float(b)) for i, (a, b) in bx.iv.items()} for bx in tied]
         w = np.array([float(x) for x in run.wl])

@@ -1496,7 +1496,7 @@ class _Run:
         def boxes():
             # built on first use (a leaf), not for the decisions, which need only the levels
             if not built:
-                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below, beta)))
+                built.append(_Boxes(self._make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=beta)))
             return built[0]
         return boxes, ymin, ymax, g3 + f0 + f1 + fb
 
@@ -1516,7 +1516,7 @@ class _Run:
             self.laws[key] = (tuple(out), fail)
         return self.laws[key]
 
-    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, below=None, beta=None):
+    def _make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, *, below=None, beta=None):
         """The series boxes: ``p_2`` in ``SERIES_SPLIT`` pieces ``[a, b]`` of ``[P2lo, P2hi]``,
         ``p_3`` in ``[P3lo, P3hi]`` cut by ``p_3 <= w_max b`` and, with ``below = (B2lo, B2hi,
         B3lo, B3hi)`` (:meth:`below_levels`), by ``p_3 = w_max (p_2 - B_2) + B_3`` (the top light
@@ -1780,7 +1780,7 @@ class _Run:
                 (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
                 (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
                 below = (b2lo, b2hi, b3lo, b3hi)
-            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below, self.beta))
+            boxes = _Boxes(self._make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=self.beta))
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
