@@ -354,7 +354,7 @@ def _box_for(ws, k, tau, pad, nvars=None, beta=None):
         iv[i] = (arb(float(lo.lower())), arb(float(hi.upper())))
     P2hi = iv[2][1] if 2 in iv else arb(float(p[2].upper()) * (1 + pad))
     P3hi = iv[3][1] if 3 in iv else arb(float(p[3].upper()) * (1 + pad))
-    return _Box(k, arb(tau), iv, wmax, P2hi, P3hi, beta)
+    return _Box(k, arb(tau), iv, wmax, P2hi, P3hi, beta=beta)
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 5, 9])

@@ -653,7 +653,7 @@ class _Box:
         Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
         d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
 
-    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, beta=None):
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None):
         n = k + 1
         self.k, self.tau, self.iv = k, tau, dict(iv)
         self.beta = arb(0) if beta is None else beta    # Y's extra beta p_3 (module doc)
@@ -724,7 +724,7 @@ class _Box:
         for i in self.vars:
             if i >= 4:
                 iv[i] = (arb(0), arb(min(_hi(P3hi * self.wmax ** (i - 3)), _hi(P2hi * self.wmax ** (i - 2)))))
-        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, self.beta)
+        return _Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta)
 
     def halves(self):
         """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
@@ -740,7 +740,7 @@ class _Box:
             for i in self.vars:
                 if i >= 4:
                     iv[i] = (arb(0), arb(min(_hi(p3hi * self.wmax ** (i - 3)), _hi(b * self.wmax ** (i - 2)))))
-            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi, self.beta))
+            out.append(_Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta))
         return out
 
     def contains(self, other: "_Box") -> bool:
@@ -1557,7 +1557,7 @@ class _Run:
                         if c > 0:
                             v = arb(math.nextafter(float(c.lower()), -math.inf))
                     iv[i] = (v, arb(u))
-            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi, beta))
+            boxes.append(_Box(k, tau, iv, self.wmax, b, p3hi, beta=beta))
         return boxes
 
     def _y_level(self, law, sign):
