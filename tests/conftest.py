@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import sys
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # pytest runs with --import-mode=importlib, which does not put tests/ on
@@ -62,3 +63,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.name in SLOW_DOCTESTS:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def prec160():
+    """python-flint's working precision at 160 bits for one test, restored after it."""
+    from flint import ctx
+    old = ctx.prec
+    ctx.prec = 160
+    yield
+    ctx.prec = old

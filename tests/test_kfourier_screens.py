@@ -5,19 +5,11 @@ import math
 from fractions import Fraction
 
 import pytest
-from flint import arb, ctx
+from flint import arb
 
 import exactdp.reductions.kfourier as K
 from exactdp.reductions.kcopies import parse_query
 from exactdp.reductions.pairs import canonical_pair
-
-
-@pytest.fixture
-def prec160():
-    old = ctx.prec
-    ctx.prec = 160
-    yield
-    ctx.prec = old
 
 
 def _run(k, q, *, pilot):

@@ -5,21 +5,13 @@ from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
-from flint import arb, ctx
+from flint import arb
 
 import exactdp.reductions.kfourier as K
 from exactdp.core.errors import PrecisionError
 from exactdp.reductions.pairs import canonical_pair
 
 from test_kfourier_monotone import YMAX, YMIN, _box
-
-
-@pytest.fixture
-def prec160():
-    old = ctx.prec
-    ctx.prec = 160
-    yield
-    ctx.prec = old
 
 
 def test_margin_skipped_after_repeated_failures(prec160, monkeypatch):

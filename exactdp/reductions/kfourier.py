@@ -1837,23 +1837,33 @@ class _Run:
                         th = _Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
                     if not th.lo(arb(xz)) > thr:
                         continue
-                    key = ("plo", n, m, z)
-                    if key not in self.laws:
-                        self.laws[key] = law.chernoff(xz, False)[0]
-                    B = self.laws[key]
-                    return (B, fail) if B < 1 else None
+                    return self._partial_lo(law, n, m, z, xz, fail)
             return None
         rl = self.rest_law(l, n, m)
         th0 = _Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
         for z in PARTIAL_Z:
             xz = rl.meanf + z * rl.sdf
             if not scr.above(xz) and th0.up(arb(xz)) < thr:
-                key = ("pup", l, n, m, z)
-                if key not in self.laws:
-                    self.laws[key] = rl.chernoff(xz, True)[0]
-                B = self.laws[key]
-                return B if B < 1 else None
+                return self._partial_up(rl, l, n, m, z, xz)
         return None
+
+    def _partial_lo(self, law, n, m, z, xz, fail):
+        """:meth:`side_bounds`' lower side decided at ``z`` deviations: ``(B, fail)`` with ``B``
+        the (cached) Chernoff bound of ``P[light sum <= xz]``; ``None`` when ``B`` is trivial."""
+        key = ("plo", n, m, z)
+        if key not in self.laws:
+            self.laws[key] = law.chernoff(xz, False)[0]
+        B = self.laws[key]
+        return (B, fail) if B < 1 else None
+
+    def _partial_up(self, rl, l, n, m, z, xz):
+        """:meth:`side_bounds`' upper side decided at ``z`` deviations: the (cached) Chernoff
+        bound of ``P[rest's sum >= xz]``; ``None`` when it is trivial."""
+        key = ("pup", l, n, m, z)
+        if key not in self.laws:
+            self.laws[key] = rl.chernoff(xz, True)[0]
+        B = self.laws[key]
+        return B if B < 1 else None
 
     def _side_bounds_poly(self, l, n, m, npoly, lower):
         """:meth:`side_bounds` with the checks of :class:`_NodePoly` (``alpha = 0``)."""
@@ -1863,21 +1873,13 @@ class _Run:
             for z in PARTIAL_Z:
                 xz = law.meanf - z * law.sdf
                 if xz > 0 and npoly.lo(xz, P2hi) > thr:
-                    key = ("plo", n, m, z)
-                    if key not in self.laws:
-                        self.laws[key] = law.chernoff(xz, False)[0]
-                    B = self.laws[key]
-                    return (B, fail) if B < 1 else None
+                    return self._partial_lo(law, n, m, z, xz, fail)
             return None
         rl = self.rest_law(l, n, m)
         for z in PARTIAL_Z:
             xz = rl.meanf + z * rl.sdf
             if npoly.up0(xz) < thr:
-                key = ("pup", l, n, m, z)
-                if key not in self.laws:
-                    self.laws[key] = rl.chernoff(xz, True)[0]
-                B = self.laws[key]
-                return B if B < 1 else None
+                return self._partial_up(rl, l, n, m, z, xz)
         return None
 
     def rest_law(self, l, n, m):
