@@ -367,11 +367,7 @@ def test_series_enclosure_contains_e_k(k, tau):
     from exactdp.reductions.kfourier import _Series
     rng = random.Random(1000 * k + int(10 * tau))
     for _ in range(4):
-        ws_q = [Fraction(rng.randint(1, 40), 400) for _ in range(rng.randint(4 * k + 4, 8 * k + 8))]
-        hs_q = [Fraction(rng.randint(1, 30), 10) for _ in range(rng.randint(0, 3))]
-        exact = _esym(ws_q + hs_q, k)
-        ws = [arb(w.numerator) / w.denominator for w in ws_q]
-        E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+        exact, ws, E = _random_light_and_heavy(rng, k)
         Y = sum(((1 + arb(tau) * w).log() / arb(tau) if tau else w for w in ws), arb(0))
         ex = arb(exact.numerator) / exact.denominator
         # a point box: exact up to rounding (tau = 0, k <= SERIES_VARS), else up to the balls
@@ -383,6 +379,17 @@ def test_series_enclosure_contains_e_k(k, tau):
             assert v.contains(ex), (k, tau, pad)
             if rel is not None:
                 assert float(v.rad()) <= rel * float(ex) + 1e-25
+
+
+def _random_light_and_heavy(rng, k):
+    """Random light weights and a few heavy ones: the exact ``e_k`` of all, the light weights and
+    the heavy ``e_i`` as arbs."""
+    from flint import arb
+    ws_q = [Fraction(rng.randint(1, 40), 400) for _ in range(rng.randint(4 * k + 4, 8 * k + 8))]
+    hs_q = [Fraction(rng.randint(1, 30), 10) for _ in range(rng.randint(0, 3))]
+    ws = [arb(w.numerator) / w.denominator for w in ws_q]
+    E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+    return _esym(ws_q + hs_q, k), ws, E
 
 
 @pytest.mark.parametrize("k", [3, 5, 9])
@@ -397,11 +404,7 @@ def test_series_enclosure_with_beta_contains_e_k(k, g):
     tau = arb(1.7)
     beta = arb(g) * tau * tau / 3
     for _ in range(3):
-        ws_q = [Fraction(rng.randint(1, 40), 400) for _ in range(rng.randint(4 * k + 4, 8 * k + 8))]
-        hs_q = [Fraction(rng.randint(1, 30), 10) for _ in range(rng.randint(0, 3))]
-        exact = _esym(ws_q + hs_q, k)
-        ws = [arb(w.numerator) / w.denominator for w in ws_q]
-        E = [arb(_esym(hs_q, i).numerator) / _esym(hs_q, i).denominator for i in range(k + 1)]
+        exact, ws, E = _random_light_and_heavy(rng, k)
         Y = sum(((1 + tau * w).log() / tau + beta * w ** 3 for w in ws), arb(0))
         ex = arb(exact.numerator) / exact.denominator
         for pad, rel in ((0.0, 1e-4), (0.3, None)):
