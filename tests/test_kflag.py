@@ -127,7 +127,7 @@ def test_delta_at_large_kN_is_the_difference_of_two_etas():
     """--k delta beyond the enumeration (k N >= kfourier.MIN_OUTPUTS): the difference of two
     certified etas (kfourier_delta), not a refusal; it overlaps the monotone grid of certified
     etas and is far narrower."""
-    from exactdp.reductions.kfourier import _grid_delta
+    from exactdp.reductions.kfourier.api import _grid_delta
     from exactdp.reductions.pairs import reverse_canonical_pair
     iv = k_delta(5000, 5, "1/5", 2, lam=F(11, 10), direction="reverse")
     ref = _grid_delta(reverse_canonical_pair(5000, 5, 2), "1/5", F(11, 10), grid=2, tol=1e-5)
@@ -259,7 +259,7 @@ def test_kfourier_delta_shares_its_etas_and_is_no_wider(monkeypatch):
     """_grid_delta (kfourier_delta with grid): one eta per grid point also for eps (the lower and upper sums share the
     points r_i), greedy cells; against the uniform grid of the same etas (the previous
     version, written out here) it overlaps and is no wider."""
-    import exactdp.reductions.kfourier as kf
+    import exactdp.reductions.kfourier.api as kf          # _grid_delta reads kfourier_eta here
     from exactdp.core.interval import Interval
     from exactdp.reductions.pairs import reverse_canonical_pair
     P, q, lam = reverse_canonical_pair(5000, 5, 2), F(1, 5), F(11, 10)

@@ -17,7 +17,7 @@ from exactdp.core.errors import CapacityError, ParameterError
 from exactdp.model.mechanism import Mechanism
 from exactdp.reductions import methods
 from exactdp.reductions.kcopies import kcopies, kcopies_eta
-from exactdp.reductions.kfourier import kfourier_details, kfourier_eta
+from exactdp.reductions.kfourier import api, kfourier_details, kfourier_eta, settings, walk
 from exactdp.reductions.pairs import Pair, canonical_pair, reverse_canonical_pair
 
 
@@ -175,7 +175,7 @@ def test_delta_agrees_with_monte_carlo(fwd):
 
 def test_delta_grid_narrows():
     """More grid points: a narrower enclosure inside the coarser one's hull (up to the etas' width)."""
-    from exactdp.reductions.kfourier import _grid_delta
+    from exactdp.reductions.kfourier.api import _grid_delta
     P = reverse_canonical_pair(5000, 5, 2)
     a = _grid_delta(P, "1/5", Fraction(11, 10), grid=2, tol=1e-5)
     b = _grid_delta(P, "1/5", Fraction(11, 10), grid=8, tol=1e-5)
@@ -186,11 +186,10 @@ def test_delta_grid_narrows():
 def test_alpha_shift_is_valid(monkeypatch):
     """The shifted light statistic y = p1 - alpha p2 (module doc) gives an enclosure that
     overlaps the unshifted one (both are certified)."""
-    from exactdp.reductions import kfourier as kf
     P = canonical_pair(200_000, 12, 3)
-    monkeypatch.setattr(kf, "ALPHA_SHIFT", False)
+    monkeypatch.setattr(settings, "ALPHA_SHIFT", False)
     a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
-    monkeypatch.setattr(kf, "ALPHA_SHIFT", True)
+    monkeypatch.setattr(settings, "ALPHA_SHIFT", True)
     b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert float(b.width) < 0.05 * float(b.upper)
@@ -200,11 +199,10 @@ def test_alpha_shift_is_valid(monkeypatch):
 def test_taylor_clusters_match_single_items(monkeypatch):
     """The mixture's Taylor clusters (module doc) against clusters of one item each
     (radius ~ 0: the plain per-item integrand): the enclosures overlap."""
-    from exactdp.reductions import kfourier as kf
     P = canonical_pair(200_000, 12, 2)
     a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
-    monkeypatch.setattr(kf, "TAYLOR_RADIUS", 1e-12)
-    monkeypatch.setattr(kf, "TAYLOR_ORDER", 2)
+    monkeypatch.setattr(settings, "TAYLOR_RADIUS", 1e-12)
+    monkeypatch.setattr(settings, "TAYLOR_ORDER", 2)
     b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert abs(float(a.lower) - float(b.lower)) < 1e-3 * float(a.upper)
@@ -213,15 +211,14 @@ def test_taylor_clusters_match_single_items(monkeypatch):
 @pytest.mark.slow
 def test_dropped_children_bounded_in_groups(monkeypatch):
     """Undecided children too light to expand, bounded in monotone groups by Chernoff bounds
-    (``_Run.bound_group``) instead of dropped whole: a narrower enclosure that overlaps the
+    (``Walk.bound_group``) instead of dropped whole: a narrower enclosure that overlaps the
     dropped one's and contains a finer run's (forward, L = 12, N = 2 * 10^5, k = 2)."""
-    from exactdp.reductions import kfourier as kf
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
-    monkeypatch.setattr(kf, "PENULT_FRACTION", 1.0)          # isolate the groups
-    monkeypatch.setattr(kf, "PARTIAL_DROP", False)
+    monkeypatch.setattr(settings, "PENULT_FRACTION", 1.0)          # isolate the groups
+    monkeypatch.setattr(settings, "PARTIAL_DROP", False)
     a = kfourier_eta(P, q, lam, tol=1e-4)
     fine = kfourier_eta(P, q, lam, tol=1e-6)
-    monkeypatch.setattr(kf, "PARTIAL_DROP", True)
+    monkeypatch.setattr(settings, "PARTIAL_DROP", True)
     b = kfourier_eta(P, q, lam, tol=1e-4)
     assert float(b.width) < 0.7 * float(a.width)
     assert a.lower <= b.upper and b.lower <= a.upper
@@ -237,13 +234,12 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
     At tol 1e-2 (L = 12, N = 2 * 10^5, k = 2) the groups carry most of the width, the enclosure
     must contain a tol-1e-4 run's; with the two ends swapped it does not (checked: the swapped
     code gives [0.0434, 0.0449] against [0.04214, 0.04231])."""
-    from exactdp.reductions import kfourier as kf
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
-    monkeypatch.setattr(kf, "PENULT_FRACTION", 1.0)          # isolate the groups
-    monkeypatch.setattr(kf, "GROUP_HULL", False)             # the Chernoff ends (test_hull_groups)
+    monkeypatch.setattr(settings, "PENULT_FRACTION", 1.0)          # isolate the groups
+    monkeypatch.setattr(settings, "GROUP_HULL", False)             # the Chernoff ends (test_hull_groups)
     fine = kfourier_eta(P, q, lam, tol=1e-4)
     calls, groups = [], []
-    side, group = kf._Run.side_bounds, kf._Run.bound_group
+    side, group = walk.Walk.side_bounds, walk.Walk.bound_group
 
     def rec_side(self, l, n, m, poly, *, lower):
         calls.append((lower, n, m))
@@ -257,8 +253,8 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
         (lo1, n1, m1), (lo2, n2, m2) = calls[k0], calls[k0 + 1]
         assert lo1 and not lo2
         assert (n1, m1) == (items[0][0], items[0][1]) and (n2, m2) == (items[-1][0], items[-1][1])
-    monkeypatch.setattr(kf._Run, "side_bounds", rec_side)
-    monkeypatch.setattr(kf._Run, "bound_group", rec_group)
+    monkeypatch.setattr(walk.Walk, "side_bounds", rec_side)
+    monkeypatch.setattr(walk.Walk, "bound_group", rec_group)
     b = kfourier_eta(P, q, lam, tol=1e-2)
     assert groups and any(len(g) > 1 for g in groups)
     for g in groups:
@@ -268,17 +264,16 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
 
 
 def test_hull_groups(monkeypatch):
-    """``_Run.hull_group``: an open group of the last split's children bounded child by child
+    """``Walk.hull_group``: an open group of the last split's children bounded child by child
     under one law pair (module doc): the lower side's Fourier items take the group's fewest null
     outputs (its last child's), the upper side's the most (its first child's), over one box set;
     narrower than the Chernoff ends (3.1e-3 -> 2.0e-3) and overlapping them (L = 12,
     N = 2 * 10^5, k = 2, tol 1e-2).  Fails with the two laws swapped."""
-    from exactdp.reductions import kfourier as kf
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
-    monkeypatch.setattr(kf, "GROUP_HULL", False)
+    monkeypatch.setattr(settings, "GROUP_HULL", False)
     a = kfourier_eta(P, q, lam, tol=1e-2)
-    monkeypatch.setattr(kf, "GROUP_HULL", True)
-    seen, hull, points = [], kf._Run.hull_group, kf._Run.series_points
+    monkeypatch.setattr(settings, "GROUP_HULL", True)
+    seen, hull, points = [], walk.Walk.hull_group, walk.Walk.series_points
 
     def rec_hull(self, items):
         seen.append([])
@@ -293,38 +288,37 @@ def test_hull_groups(monkeypatch):
         if sys._getframe(1).f_code.co_name == "hull_group":
             seen[-1].append((dn, up))
         points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
-    monkeypatch.setattr(kf._Run, "hull_group", rec_hull)
-    monkeypatch.setattr(kf._Run, "series_points", rec_points)
+    monkeypatch.setattr(walk.Walk, "hull_group", rec_hull)
+    monkeypatch.setattr(walk.Walk, "series_points", rec_points)
     b = kfourier_eta(P, q, lam, tol=1e-2)
     assert seen and sum(map(len, seen)) > 20
     assert a.lower <= b.upper and b.lower <= a.upper
     assert float(b.width) < 0.8 * float(a.width)
     # a finer run (tol 1e-3) overlaps
-    monkeypatch.setattr(kf._Run, "hull_group", hull)
-    monkeypatch.setattr(kf._Run, "series_points", points)
+    monkeypatch.setattr(walk.Walk, "hull_group", hull)
+    monkeypatch.setattr(walk.Walk, "series_points", points)
     c = kfourier_eta(P, q, lam, tol=1e-3)
     assert c.lower <= b.upper and b.lower <= c.upper
 
 
 def test_fourier_counts_rounded_outward():
-    """``_Run.tail`` rounds a Fourier item's null count to the grid (``N_GRID_REL``): down for
+    """``Walk.tail`` rounds a Fourier item's null count to the grid (``N_GRID_REL``): down for
     the lower side (fewer outputs: a smaller light statistic), up for the upper (module doc)."""
-    from exactdp.reductions import kfourier as kf
     from exactdp.reductions.kcopies import parse_query
-    from flint import ctx
-    with ctx.workprec(ctx.prec):                  # _Run sets the working precision
+    from flint import arb, ctx
+    with ctx.workprec(ctx.prec):                  # Walk sets the working precision
         red = parse_query(canonical_pair(10**7, 40, 8), "0.356", None, 2, 1e-4, "t")[0]
-        assert kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 1
+        assert walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 1
         red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
-        assert kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 32
+        assert walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 32
         red = parse_query(canonical_pair(10**7, 40, 64), "0.356", None, 2, 1e-4, "t")[0]
-        run = kf._Run(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10)
+        run = walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10)
         assert run.n_grid == 64
         n, m = run.n_users - 1000 - 7, 3
         law = run.law(n, m)[0]
-        s = kf.arb(law.meanf)
-        run.tail(n, m, law, s, kf.arb(1e-3), "up")
-        run.tail(n, m, law, s, kf.arb(1e-3), "dn")
+        s = arb(law.meanf)
+        run.tail(n, m, law, s, arb(1e-3), "up")
+        run.tail(n, m, law, s, arb(1e-3), "dn")
     (up,), (dn,) = run.pend[0]
     assert up[0] % 64 == 0 and n < up[0] < n + 64
     assert dn[0] % 64 == 0 and n - 64 < dn[0] < n
@@ -344,7 +338,8 @@ def _box_for(ws, k, tau, pad, nvars=None, beta=None):
     """A series box around the true power sums of ``ws`` (arb), widened by ``pad``
     (Taylor variables ``p_2 .. p_nvars``, default ``SERIES_VARS``; ``Y``'s extra ``beta p_3``)."""
     from flint import arb
-    from exactdp.reductions.kfourier import SERIES_VARS, _Box
+    from exactdp.reductions.kfourier.series import Box as _Box
+    from exactdp.reductions.kfourier.settings import SERIES_VARS
     nvars = SERIES_VARS if nvars is None else nvars
     wmax = max(ws)
     p = {i: sum((w ** i for w in ws), arb(0)) for i in range(2, max(nvars, 3) + 2)}
@@ -364,7 +359,7 @@ def test_series_enclosure_contains_e_k(k, tau):
     random light vectors contains the exact e_k, is narrow for a point box and still
     contains it over a padded box."""
     from flint import arb
-    from exactdp.reductions.kfourier import _Series
+    from exactdp.reductions.kfourier.series import Series as _Series
     rng = random.Random(1000 * k + int(10 * tau))
     for _ in range(4):
         exact, ws, E = _random_light_and_heavy(rng, k)
@@ -399,7 +394,7 @@ def test_series_enclosure_with_beta_contains_e_k(k, g):
     with ``beta`` (``log G`` gains ``-beta p_3 t``) contains the exact ``e_k``, tightly for a point
     box.  Fails with the sign of ``beta`` in the box flipped."""
     from flint import arb
-    from exactdp.reductions.kfourier import _Series
+    from exactdp.reductions.kfourier.series import Series as _Series
     rng = random.Random(77 * k + int(100 * g))
     tau = arb(1.7)
     beta = arb(g) * tau * tau / 3
@@ -419,7 +414,7 @@ def test_series_enclosure_large_k_below_double_range():
     ~ Y^j / j! lie far below 1e-300 and w_max^i underflows a double: the enclosure stays
     relative (no float floor), narrow for a point box, and contains the exact e_k."""
     from flint import arb
-    from exactdp.reductions.kfourier import _Series
+    from exactdp.reductions.kfourier.series import Series as _Series
     k, tau, D = 200, 100.0, 10**5
     levels = [(j, 1500 + 100 * j) for j in range(1, 11)]           # weight j / D, count n
     ex_int = [1] + [0] * k                                          # prod (1 + j t)^n, integers
@@ -443,7 +438,7 @@ def test_alpha_at_large_k():
     """The first-order cancelling alpha at k = 200 (200! overflows a double) equals the
     exact ratio sum e_(k-m) C(m,2) x^(m-2) / m! / sum e_(k-m) m x^(m-1) / m!."""
     from flint import arb
-    from exactdp.reductions.kfourier import _Threshold, _alpha_at
+    from exactdp.reductions.kfourier.bracket import Threshold as _Threshold, alpha_at as _alpha_at
     k, x = 200, Fraction(9, 10)
     hs = [Fraction(3, 10), Fraction(7, 5), Fraction(1, 50)]
     Eq = [_esym(hs, i) for i in range(k + 1)]
@@ -458,7 +453,7 @@ def test_series_monotone_pieces():
     """The certified monotonicity of F in Y (module doc) holds on a realistic box and the
     check refuses a box where the light part's e_j go negative (p_2 huge against Y^2)."""
     from flint import arb
-    from exactdp.reductions.kfourier import _Box, _monotone_pieces
+    from exactdp.reductions.kfourier.series import Box as _Box, monotone_pieces as _monotone_pieces
     k, tau = 12, 12.0
     good = _Box(k, arb(tau), {2: (arb(1e-4), arb(5e-4)), 3: (arb(0), arb(2e-6))}, arb(4e-3),
                 arb(5e-4), arb(2e-6))
@@ -474,7 +469,7 @@ def test_series_monotone_one_point_suffices():
     to 50 ylo; a box with p_2 large against Y^2 fails at Y = 0.9 and passes further out."""
     import math as _m
     from flint import arb
-    from exactdp.reductions.kfourier import _Box, _monotone_pieces, _mul
+    from exactdp.reductions.kfourier.series import Box as _Box, _mul, monotone_pieces as _monotone_pieces
     k = 12
     bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5), arb(0.6), arb(0.3))
     assert not _monotone_pieces(bad, 0.9)
@@ -493,10 +488,9 @@ def test_series_monotone_one_point_suffices():
 @pytest.mark.slow
 def test_series_overlaps_bonferroni(monkeypatch):
     """Both enclosures are certified: at k = 4 they overlap, the series one is narrower."""
-    from exactdp.reductions import kfourier as kf
     P = canonical_pair(200_000, 12, 4)
     a = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
-    monkeypatch.setattr(kf, "ENCLOSURE", "bonferroni")
+    monkeypatch.setattr(settings, "ENCLOSURE", "bonferroni")
     b = kfourier_eta(P, "3/10", Fraction(6, 5), tol=1e-6)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert a.width <= b.width
@@ -526,14 +520,13 @@ def test_deployment_reverse_k32_monte_carlo():
 
 def _run_eta(P, lam, tol, *, changed, upper, q="1/5"):
     """One certified walk with the law (``changed``) and side (``upper``) given."""
-    from exactdp.reductions import kfourier as kf
     red = kcopies(P)
-    return kf._details(red, Fraction(q), Fraction(lam), None, tol, changed=changed, upper=upper).eta
+    return api._details(red, Fraction(q), Fraction(lam), None, tol, changed=changed, upper=upper).eta
 
 
 @pytest.mark.parametrize("changed", [False, True])
 def test_second_etas_are_the_complements_of_the_first(changed):
-    """The two new law/side combinations of _Run (the second etas of kfourier_delta) against
+    """The two new law/side combinations of Walk (the second etas of kfourier_delta) against
     the complements of the two tested ones (L = 5, N = 5000, k = 2):
     P_law[R > t] = 1 - P_law[R < t] up to P[R = t], and the enclosures hold for both.  With the
     side or the law of the second eta wrong, this fails (the values are ~0.33 and ~0.48)."""
@@ -574,7 +567,8 @@ def test_delta_difference_inside_the_grid(fac):
     """L = 5, N = 5000, k = 2: the difference route overlaps the certified grid enclosure and is
     far narrower; with grid asked the result is the intersection; for eps the lam interval
     e^eps enters (it overlaps the rational neighbour's enclosure)."""
-    from exactdp.reductions.kfourier import _grid_delta, kfourier_delta
+    from exactdp.reductions.kfourier import kfourier_delta
+    from exactdp.reductions.kfourier.api import _grid_delta
     P, q, lam = fac(5000, 5, 2), "1/5", Fraction(11, 10)
     d = kfourier_delta(P, q, lam, tol=1e-6)
     g = _grid_delta(P, q, lam, grid=4, tol=1e-5)
@@ -605,10 +599,10 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
     """Where a finer pass is out of reach (L = 5, N = 5000: the light law's smoothness fails
     at small tol) the last enclosure stands; bad rel is refused."""
     from exactdp.reductions import kfourier as kf
-    monkeypatch.setattr(kf, "DELTA_TOL0", 1e-5)
+    monkeypatch.setattr(settings, "DELTA_TOL0", 1e-5)
     P = reverse_canonical_pair(5000, 5, 2)
     r = kf.kfourier_delta_details(P, "1/5", Fraction(11, 10), rel=1e-7)
-    assert r.delta.lower > 0 and 1 <= r.passes <= kf.DELTA_PASSES
+    assert r.delta.lower > 0 and 1 <= r.passes <= settings.DELTA_PASSES
     assert r.delta.overlaps(kf.kfourier_delta(P, "1/5", Fraction(11, 10), tol=1e-5))
     with pytest.raises(ParameterError):
         kf.kfourier_delta_details(P, "1/5", 2, rel=0)
@@ -623,27 +617,26 @@ def test_series_boxes_tie_p3_to_p2(k, monkeypatch):
     the tie.  Fails with ``w_2`` in place of ``w_max`` in the identity, or ``B2lo``, ``B2hi``
     swapped."""
     from flint import ctx
-    from exactdp.reductions import kfourier as kf
     from exactdp.reductions.kcopies import parse_query
-    monkeypatch.setattr(kf, "P3_BELOW", True)
-    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
+    monkeypatch.setattr(settings, "P3_BELOW", True)
+    monkeypatch.setattr(settings, "FINE_MAX_K", 64)
     with ctx.workprec(ctx.prec):
         red = parse_query(canonical_pair(200_000, 12, k), "3/10", Fraction(6, 5), None, 1e-4,
                           "t")[0]
-        run = kf._Run(red, Fraction(3, 10), Fraction(6, 5), None, 1e-4, 160, max_nodes=10)
+        run = walk.Walk(red, Fraction(3, 10), Fraction(6, 5), None, 1e-4, 160, max_nodes=10)
         n, m = run.n_users - 40, k // 2
         facs = [(run.pl0, n), (run.pl1, m)]
         _, P2lo, P2hi, (boxes, *_), _ = run.law(n, m)
         P3lo, P3hi, _ = run.power_levels(3, n, m, facs)
         below, _ = run.below_levels(n, m, facs)
         tied = boxes()
-        loose = run._make_boxes(k, run.tau, P2lo, P2hi, P3lo, P3hi, below=None)
+        loose = run.make_boxes(k, run.tau, P2lo, P2hi, P3lo, P3hi, below=None)
         lv = [float(x) for x in (P2lo, P2hi, P3lo, P3hi) + below]
         ivs = [{i: (float(a), float(b)) for i, (a, b) in bx.iv.items()} for bx in tied]
         w = np.array([float(x) for x in run.wl])
         p0 = np.array([float(x) for x in run.pl0])
         p1 = np.array([float(x) for x in run.pl1])
-    assert len(w) >= 4 and len(tied) == kf.SERIES_SPLIT
+    assert len(w) >= 4 and len(tied) == settings.SERIES_SPLIT
     width = lambda bxs: sum(float(b.iv[3][1] - b.iv[3][0]) for b in bxs)
     assert width(tied) < 0.8 * width(loose)
     rng = np.random.default_rng(20)
@@ -667,11 +660,10 @@ def test_series_tau_beta_and_p3_tie_overlap_the_old_enclosure(monkeypatch):
     """The leaf statistic from the series (``TAU_REFINE``, ``BETA_STEP``) and the ``p_3`` tie
     (``P3_BELOW``, ``SERIES_SPLIT`` 8; opted in by ``FINE_MAX_K = 64``) at L = 40, N = 10^7,
     k = 16, q = 0.356, tol 1e-4: the enclosure overlaps the default one and is narrower."""
-    from exactdp.reductions import kfourier as kf
     P = canonical_pair(10**7, 40, 16)
     a = kfourier_eta(P, "0.356", eps=2, tol=1e-4)            # the defaults (off)
-    monkeypatch.setattr(kf, "P3_BELOW", True)
-    monkeypatch.setattr(kf, "FINE_MAX_K", 64)
+    monkeypatch.setattr(settings, "P3_BELOW", True)
+    monkeypatch.setattr(settings, "FINE_MAX_K", 64)
     b = kfourier_eta(P, "0.356", eps=2, tol=1e-4)
     assert a.lower <= b.upper and b.lower <= a.upper
     assert b.width < a.width

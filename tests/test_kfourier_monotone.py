@@ -7,6 +7,7 @@ import pytest
 from flint import arb, ctx
 
 import exactdp.reductions.kfourier as K
+from exactdp.reductions.kfourier import series, settings, walk
 from exactdp.core.errors import PrecisionError
 
 # a light law of 000's pair at L = 40, N = 10^7, k = 16, q = 0.30 (EXTRA_LIGHT = 0): the
@@ -19,7 +20,7 @@ WMAX, TAU, YMIN, YMAX = 0.004825125148556757, 17.84, 0.3186964354132509, 0.82208
 
 def _box():
     iv = {i: (arb(a), arb(b)) for i, (a, b) in BOX.items()}
-    return K._Box(16, arb(TAU), iv, arb(WMAX), iv[2][1], iv[3][1])
+    return series.Box(16, arb(TAU), iv, arb(WMAX), iv[2][1], iv[3][1])
 
 
 def test_monotone_at_ymin_when_the_margin_fails():
@@ -28,15 +29,15 @@ def test_monotone_at_ymin_when_the_margin_fails():
     try:
         box = _box()
         # below Ymin (where the region's margin puts the point) the enclosure of D_j is too wide
-        assert not K._monotone_pieces(box.enlarged(0.25), 0.27)
-        assert K._monotone_pieces(box, YMIN)
+        assert not series.monotone_pieces(box.enlarged(0.25), 0.27)
+        assert series.monotone_pieces(box, YMIN)
         run = SimpleNamespace(regions=[], margin=[0, 0])
-        assert K._Run.ensure_monotone(run, box, YMIN, YMAX) is None
+        assert walk.Walk.ensure_monotone(run, box, YMIN, YMAX) is None
         (ylo, yhi, rb), = run.regions
         assert ylo == YMIN and rb is box
         # a law reaching below the certified point is checked anew (and fails here)
         with pytest.raises(PrecisionError):
-            K._Run.ensure_monotone(run, box, 0.2, YMAX)
+            walk.Walk.ensure_monotone(run, box, 0.2, YMAX)
     finally:
         ctx.prec = old
 
@@ -49,23 +50,23 @@ def test_walk_retried_with_the_extra_light_level_heavy(monkeypatch):
     from exactdp.reductions.pairs import canonical_pair
     P = canonical_pair(5000, 6, 2)
     q, lam = Fraction(1, 4), Fraction(2)
-    orig = K._Run.ensure_monotone
+    orig = walk.Walk.ensure_monotone
     seen = []
 
     def flaky(self, box, ymin, ymax):
         seen.append(self.extra_light)
         if self.extra_light:
-            raise K._NotMonotone("kfourier: cannot certify that R increases with the light statistic")
+            raise series.NotMonotone("kfourier: cannot certify that R increases with the light statistic")
         return orig(self, box, ymin, ymax)
-    monkeypatch.setattr(K._Run, "ensure_monotone", flaky)
+    monkeypatch.setattr(walk.Walk, "ensure_monotone", flaky)
     got = K.kfourier_eta(P, q, lam, tol=1e-4)
     assert seen[0] == 1 and seen[-1] == 0
-    monkeypatch.setattr(K._Run, "ensure_monotone", orig)
-    monkeypatch.setattr(K, "EXTRA_LIGHT", 0)
+    monkeypatch.setattr(walk.Walk, "ensure_monotone", orig)
+    monkeypatch.setattr(settings, "EXTRA_LIGHT", 0)
     assert got == K.kfourier_eta(P, q, lam, tol=1e-4)
 
     def never(self, box, ymin, ymax):
-        raise K._NotMonotone("kfourier: cannot certify that R increases with the light statistic")
-    monkeypatch.setattr(K._Run, "ensure_monotone", never)
+        raise series.NotMonotone("kfourier: cannot certify that R increases with the light statistic")
+    monkeypatch.setattr(walk.Walk, "ensure_monotone", never)
     with pytest.raises(PrecisionError):
         K.kfourier_eta(P, q, lam, tol=1e-4)

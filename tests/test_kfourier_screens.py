@@ -8,17 +8,18 @@ import pytest
 from flint import arb
 
 import exactdp.reductions.kfourier as K
+from exactdp.reductions.kfourier import bracket, floats, integral, series, settings, walk
 from exactdp.reductions.kcopies import parse_query
 from exactdp.reductions.pairs import canonical_pair
 
 
 def _run(k, q, *, pilot):
     red, q, lam, eps = parse_query(canonical_pair(10**5, 12, k), q, None, 2, 1e-2, "test")
-    run = K._Run(red, q, lam, eps, 1e-2, 160, max_nodes=1000, pilot=pilot)
+    run = walk.Walk(red, q, lam, eps, 1e-2, 160, max_nodes=1000, pilot=pilot)
     if not pilot:
         return run                   # the series walk: alpha = 0
     # the Bonferroni bracket with a shift alpha != 0 (alpha w_max = 0.3)
-    return K._Run(red, q, lam, eps, 1e-2, 160, max_nodes=1000, alpha=0.3 / float(run.wmax),
+    return walk.Walk(red, q, lam, eps, 1e-2, 160, max_nodes=1000, alpha=0.3 / float(run.wmax),
                   pilot=pilot)
 
 
@@ -27,7 +28,7 @@ def _heavy_polys(run, n_top):
     out = []
     for c0 in range(n_top):
         for c1 in (0, 2, 5, 9):
-            p = K._binom_poly(run.w[run.heavy[0]], c0, run.k) * K._binom_poly(run.w[run.heavy[1]], c1, run.k)
+            p = walk._binom_poly(run.w[run.heavy[0]], c0, run.k) * walk._binom_poly(run.w[run.heavy[1]], c1, run.k)
             cf = p.coeffs()
             out.append([cf[i] if i < len(cf) else arb(0) for i in range(run.k + 1)])
     return out
@@ -47,7 +48,7 @@ def test_lo_screen_skips_only_failing_checks(prec160, pilot):
     for E in _heavy_polys(run, 12):
         scr = run._screen(E)
         lscr = run._lo_screen(scr, P2lo, P2hi)
-        th = K._Threshold(E, run.kappa, run.k, P2lo, P2hi, run.wmax, alpha=run.alpha)
+        th = bracket.Threshold(E, run.kappa, run.k, P2lo, P2hi, run.wmax, alpha=run.alpha)
         for z in [x / 2 for x in range(-20, 21)]:
             y = law.meanf + z * law.sdf
             if not y > 0:
@@ -69,25 +70,25 @@ def test_lo_screen_off_runs_every_check(monkeypatch):
     """``LO_SCREEN`` off (or ``GUESS_FLOATS`` off): no Lo screen."""
     run = _run(8, "1/4", pilot=True)
     scr = run._screen([arb(1)] * (run.k + 1))
-    assert run._lo_screen(scr, arb(0), arb(0)) is not K._NO_SCREEN
-    monkeypatch.setattr(K, "LO_SCREEN", False)
-    assert run._lo_screen(scr, arb(0), arb(0)) is K._NO_SCREEN
+    assert run._lo_screen(scr, arb(0), arb(0)) is not floats.NO_SCREEN
+    monkeypatch.setattr(settings, "LO_SCREEN", False)
+    assert run._lo_screen(scr, arb(0), arb(0)) is floats.NO_SCREEN
 
 
 def test_node_poly_lower_bound(prec160):
-    """:class:`_NodePoly`'s ``Lo`` is at most the bracket ``sum_m A_m max(0, x^m - C(m, 2) p_2
+    """:class:`NodePoly`'s ``Lo`` is at most the bracket ``sum_m A_m max(0, x^m - C(m, 2) p_2
     x^(m-2))`` at every ``x >= y`` and ``p_2 <= P2hi`` tried (fails with ``P2lo`` in place of
-    ``P2hi``), inside :class:`_Threshold`'s mean-value ball where that is above 0 and at or
+    ``P2hi``), inside :class:`Threshold`'s mean-value ball where that is above 0 and at or
     above its lower end; its ``Up0`` is the plain bound's."""
     run = _run(32, "1/4", pilot=False)
     k = run.k
     law, P2lo, P2hi, _, _ = run.law(run.n_users - 40, run.m_users)
-    c2, fact = K._threshold_consts(k)[0], K._fact(k)
+    c2, fact = bracket._threshold_consts(k)[0], bracket._fact(k)
     close = 0
     for E in _heavy_polys(run, 8):
-        npoly = K._NodePoly(E, run.kappa, k)
-        th = K._Threshold(E, run.kappa, k, P2lo, P2hi, run.wmax)
-        th0 = K._Threshold(E, run.kappa, k, arb(0), arb(0), arb(0))
+        npoly = bracket.NodePoly(E, run.kappa, k)
+        th = bracket.Threshold(E, run.kappa, k, P2lo, P2hi, run.wmax)
+        th0 = bracket.Threshold(E, run.kappa, k, arb(0), arb(0), arb(0))
         for z in (-6, -3, 0, 3):
             y = law.meanf + z * law.sdf
             v = npoly.lo(y, P2hi)
@@ -109,20 +110,20 @@ def test_node_poly_lower_bound(prec160):
 
 @pytest.mark.slow
 def test_node_checks_keep_the_enclosure(monkeypatch):
-    """A walk at k = 32 (41 s for the three): the polynomial checks (:class:`_NodePoly`),
+    """A walk at k = 32 (41 s for the three): the polynomial checks (:class:`NodePoly`),
     the mean-value form with both float screens, and with the ``Up0`` screen only give the same
     Fractions (each check decides the same nodes); the ``Lo`` screen runs fewer arb ``Lo``s."""
     calls = [0]
-    orig = K._Threshold.lo
+    orig = bracket.Threshold.lo
 
     def lo(self, y):
         calls[0] += 1
         return orig(self, y)
-    monkeypatch.setattr(K._Threshold, "lo", lo)
+    monkeypatch.setattr(bracket.Threshold, "lo", lo)
     out = []
     for poly, screen in ((True, True), (False, True), (False, False)):
-        monkeypatch.setattr(K, "NODE_POLY", poly)
-        monkeypatch.setattr(K, "LO_SCREEN", screen)
+        monkeypatch.setattr(settings, "NODE_POLY", poly)
+        monkeypatch.setattr(settings, "LO_SCREEN", screen)
         calls[0] = 0
         r = K.kfourier_details(canonical_pair(10**5, 12, 32), "1/4", eps=2, tol=1e-2)
         out.append((r.eta, calls[0]))
@@ -139,12 +140,12 @@ def test_series_points_never_decided_by_floats(monkeypatch):
     """The threshold points are certified in arb whatever the float image says: with the arb
     enclosure of every leaf made useless (a ball around 0 of radius 1e300: every check fails)
     the leaves' bounds fall to 0 and 1 and the enclosure widens on both sides; with every float
-    step checked (``_STEP_ALWAYS = 0``, the old order) it stays within 1e-8 of the default."""
+    step checked (``STEP_ALWAYS = 0``, the old order) it stays within 1e-8 of the default."""
     base = _small()
-    monkeypatch.setattr(K, "_STEP_ALWAYS", 0.0)
+    monkeypatch.setattr(settings, "STEP_ALWAYS", 0.0)
     old = _small()
     assert base.overlaps(old) and abs(float(base.width - old.width)) < 1e-8
-    monkeypatch.setattr(K._Series, "value", lambda self, y: arb(0, 1e300))
+    monkeypatch.setattr(series.Series, "value", lambda self, y: arb(0, 1e300))
     bad = _small()
     assert bad.lower < base.lower and bad.upper > base.upper
 
@@ -153,16 +154,16 @@ def test_taylor_order_per_cluster(monkeypatch):
     """A cluster's order is the least whose remainder per unit mass (x^R / (R R!), x = its
     spread times U1) is below TAYLOR_REM, capped at TAYLOR_ORDER (1 for a lone item); the
     enclosure with every cluster at the full order (TAYLOR_REM = 0, the old rule) agrees to 1e-9."""
-    assert K._taylor_order(0.0) == 1
+    assert integral.taylor_order(0.0) == 1
     for x in (1e-30, 1e-3, 0.5, 3.0, 10.0):
-        R = K._taylor_order(x)
-        assert (R == K.TAYLOR_ORDER
-                or R * math.log(x) - math.log(R) - math.lgamma(R + 1) <= math.log(K.TAYLOR_REM))
-        assert R == 1 or (R - 1) * math.log(x) - math.log(R - 1) - math.lgamma(R) > math.log(K.TAYLOR_REM)
-    assert K._taylor_order(1e6) == K.TAYLOR_ORDER
+        R = integral.taylor_order(x)
+        assert (R == settings.TAYLOR_ORDER
+                or R * math.log(x) - math.log(R) - math.lgamma(R + 1) <= math.log(settings.TAYLOR_REM))
+        assert R == 1 or (R - 1) * math.log(x) - math.log(R - 1) - math.lgamma(R) > math.log(settings.TAYLOR_REM)
+    assert integral.taylor_order(1e6) == settings.TAYLOR_ORDER
     base = _small()
-    monkeypatch.setattr(K, "TAYLOR_REM", 0.0)
-    assert K._taylor_order(1e-30) == K.TAYLOR_ORDER
+    monkeypatch.setattr(settings, "TAYLOR_REM", 0.0)
+    assert integral.taylor_order(1e-30) == settings.TAYLOR_ORDER
     full = _small()
     assert base.overlaps(full) and abs(float(base.lower - full.lower)) < 1e-9
     assert abs(float(base.upper - full.upper)) < 1e-9

@@ -1,0 +1,330 @@
+r"""The public entry points of the large-N k-copies strategy (:mod:`exactdp.reductions.kfourier`):
+certified eta (:func:`kfourier_eta`, :func:`kfourier_details`) from one
+:class:`~exactdp.reductions.kfourier.walk.Walk` after a pilot walk that picks the light statistic's
+shift, and certified delta (:func:`kfourier_delta`, :func:`kfourier_delta_details`) as the
+difference of two etas.
+
+**delta.**  The walk takes the law (null, or with the changed user) and the side (``R > lam``
+or ``R < 1/lam``) separately (:class:`walk.Walk`), so ``delta = P_1[E] - lam P_2[E]`` is the
+difference of two certified etas (:func:`kfourier_delta`): at ``L = 40``, ``N = 10^7``,
+``k = 2``, ``q = 0.351``, ``eps = 2`` relative width ~1e-4 in ~12 s, where the monotone grid of
+16 etas gave 8e-2 in 40 s (``benchmarks/RESULTS.md``, kdelta).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import ctx
+
+from ...core.errors import CapacityError, ParameterError, PrecisionError
+from ...core.interval import Interval, arb_to_interval
+from ...core.lam import lam_interval, parse_lam_eps
+from ...model.pair import Pair
+from ..kcopies import delta_of_two_masses, parse_query
+from . import settings
+from .arbs import float_hi
+from .series import NotMonotone
+from .walk import Walk
+
+
+@dataclass(frozen=True)
+class KFourier:
+    """A certified eta with the run's bookkeeping: ``heavy`` levels enumerated,
+    ``nodes`` visited, ``fourier`` leaves left to the integrals, ``dropped`` mass;
+    ``alpha`` (the light statistic's shift, from the pilot walk) and ``extra_light`` (the
+    heavy levels returned to the light law) the walk used: a later pass at another ``tol``
+    may take them as they are (:func:`kfourier_details`)."""
+
+    eta: Interval
+    heavy: tuple
+    nodes: int
+    fourier: int
+    dropped: float
+    seconds: float
+    alpha: float = 0.0
+    extra_light: int = 0
+
+
+def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None) -> float:
+    """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
+    mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
+    A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
+    try:
+        run = Walk(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True,
+                   changed=changed, upper=upper)
+        run.run()
+    except (CapacityError, PrecisionError):
+        return 0.0
+    if not run.pilot_den > 0:
+        return 0.0
+    a = run.pilot_num / run.pilot_den
+    wmax = float(run.wmax)
+    return float(min(max(a, 0.0), 0.5 / wmax)) if wmax > 0 else 0.0
+
+
+def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
+                     max_nodes: int = 300_000, alpha: float | None = None,
+                     extra_light: int | None = None) -> KFourier:
+    """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`).
+
+    ``alpha`` and ``extra_light`` (both or neither; e.g. an earlier pass's
+    :attr:`KFourier.alpha` and :attr:`KFourier.extra_light`) skip the pilot walk and the
+    retry with the extra light level heavy.  Any ``alpha`` in ``[0, 1 / (2 w_max)]`` and any
+    ``extra_light`` give a valid enclosure (module doc); they only move its width and cost."""
+    red, q, lam, eps = _checked(P, q, lam, eps, tol)
+    if (alpha is None) != (extra_light is None):
+        raise ParameterError("kfourier: give alpha and extra_light together (an earlier pass's), "
+                             "or neither")
+    if alpha is not None:
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) \
+                or not math.isfinite(alpha) or alpha < 0:
+            raise ParameterError(f"kfourier: alpha must be a finite float >= 0, got {alpha!r}")
+        if isinstance(extra_light, bool) or not isinstance(extra_light, int) \
+                or not 0 <= extra_light <= settings.EXTRA_LIGHT:
+            raise ParameterError(f"kfourier: extra_light must be an int in [0, {settings.EXTRA_LIGHT}], "
+                                 f"got {extra_light!r}")
+    return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
+                    extra_light=extra_light)
+
+
+def _checked(P, q, lam, eps, tol):
+    red, q, lam, eps = parse_query(P, q, lam, eps, tol, "kfourier_eta")
+    if red.k * red.N < settings.MIN_OUTPUTS:
+        raise CapacityError(f"kfourier: k N = {red.k * red.N} < {settings.MIN_OUTPUTS} outputs; "
+                            "use the k-copies tree")
+    return red, q, lam, eps
+
+
+def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
+             upper=None, alpha=None, extra_light=None) -> KFourier:
+    """One certified walk (:class:`walk.Walk`; ``changed``, ``upper``: its law and side, by default
+    the pair's direction's; ``alpha``, ``extra_light``: an earlier pass's, see
+    :func:`kfourier_details`)."""
+    t0 = time.time()
+    old = ctx.prec
+    try:
+        if alpha is None:
+            alpha = 0.0
+            if settings.ALPHA_SHIFT and red.k > 1:
+                alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
+                                     changed=changed, upper=upper)
+        run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
+                   upper=upper, extra_light=extra_light)
+        try:
+            run.run()
+        except NotMonotone:
+            if not run.extra_light:
+                raise
+            # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
+            # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
+            # heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way round)
+            run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
+                       changed=changed, upper=upper, extra_light=0)
+            run.run()
+        with ctx.workprec(prec):
+            dm = run.dropped + run.fail
+            lo = arb_to_interval(run.lo - run.fail).lower
+            hi = arb_to_interval(run.hi + dm).upper
+    finally:
+        ctx.prec = old
+    lo = max(lo, Fraction(0))
+    hi = min(hi, Fraction(1))
+    return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
+                    run.fourier, float_hi(run.dropped), time.time() - t0, float(alpha),
+                    run.extra_light)
+
+
+def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,
+                 prec: int = 160, max_nodes: int = 300_000) -> Interval:
+    """Certified ``eta`` of a pair with one homogeneous collection under
+    ``P.k``-randomization, for large ``kN`` (module doc): ``P[R > lam]``
+    (forward) or ``P[R < 1/lam]`` (reverse); the same enclosure holds for
+    ``inclusive`` (``>=``, ``<=``).  ``tol`` is the mass below which a heavy
+    node is dropped (its mass enters the width)."""
+    return kfourier_details(P, q, lam, eps=eps, tol=tol, prec=prec, max_nodes=max_nodes).eta
+
+
+
+@dataclass(frozen=True)
+class KDelta:
+    """A certified delta from two certified etas (:func:`kfourier_delta_details`): ``first``
+    ``= P_1[E]``, ``second = P_2[E]`` with ``delta = first - lam second`` (the event ``E`` and the
+    laws in :func:`kfourier_delta`), ``tol`` the heavy-node tolerance of the last pass."""
+
+    delta: Interval
+    first: Interval
+    second: Interval
+    tol: float
+    passes: int
+    seconds: float
+
+
+def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
+                           rel: float = settings.DELTA_REL, prec: int = 160, max_nodes: int = 300_000) -> KDelta:
+    """:func:`kfourier_delta`'s difference route with its two etas (:class:`KDelta`).
+
+    ``tol`` given: one pass, both etas at heavy-node tolerance ``tol``.  Else passes from
+    :data:`DELTA_TOL0`, each next ``tol`` scaled by the width asked (``rel`` times delta) over
+    the width obtained (the width is about proportional to ``tol``), down to
+    :data:`DELTA_TOL_FLOOR`, at most :data:`DELTA_PASSES` passes; the passes' enclosures are
+    intersected (each is certified).  A finer pass out of the strategy's reach (its
+    ``CapacityError`` or ``PrecisionError``), or one not 20 % narrower than the last (the
+    etas' precision floor), ends the passes."""
+    red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
+    if not (isinstance(rel, (int, float)) and 0 < rel < 1):
+        raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
+    lam_iv = lam_interval(lam, eps)
+    t0 = time.time()
+    t = settings.DELTA_TOL0 if tol is None else tol
+    out = None
+    passes = 0
+    while True:
+        passes += 1
+        try:
+            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes).eta
+            # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
+            b = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
+                         upper=red.forward).eta
+        except (CapacityError, PrecisionError):
+            if out is None:
+                raise
+            passes -= 1
+            break                   # a finer pass is out of reach: the last enclosure stands
+        iv = delta_of_two_masses(a, b, lam_iv)
+        stalled = False
+        if out is not None:
+            if not out[0].overlaps(iv):
+                raise PrecisionError("kfourier_delta: two certified enclosures do not overlap")
+            # the etas' width no longer follows tol (the strategy's floor here): stop
+            stalled = iv.width > Fraction(4, 5) * out[0].width
+            iv = out[0].intersect(iv)
+        out = (iv, a, b, t)
+        if tol is not None or stalled or passes >= settings.DELTA_PASSES or t <= settings.DELTA_TOL_FLOOR:
+            break
+        want = rel * float(iv.upper)
+        got = float(iv.width)
+        if got <= want:
+            break
+        t = max(t * max(0.5 * want / got, 1e-2), settings.DELTA_TOL_FLOOR)
+    iv, a, b, t = out
+    return KDelta(iv, a, b, t, passes, time.time() - t0)
+
+
+def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
+                   rel: float = settings.DELTA_REL, grid: int | None = None, prec: int = 160,
+                   max_nodes: int = 300_000) -> Interval:
+    """Certified ``delta`` at large ``kN`` as the difference of two certified etas.
+
+    **The difference.**  For a pair ``(D_1, D_2)`` (first, second) with privacy ratio
+    ``R~ = P(S | D_1) / P(S | D_2)`` (000 (1.5)), the least ``delta`` with
+    ``P_1[B] <= lam P_2[B] + delta`` for every ``B`` (000 (1.1) with an additive ``delta``) is
+    ``sum_S (P_1(S) - lam P_2(S))_+``, the sum over ``E = {R~ > lam}``; and
+    ``P_2(S) = P_1(S) / R~(S)``:
+
+        delta(lam) = P_1[R~ > lam] - lam P_2[R~ > lam] = E_1[(1 - lam / R~)_+].
+
+    With ``R = P(S | D_m) / P(S | D)`` the k-copies statistic of the module doc (000 (8.21)):
+
+    * forward (``D_1 = D_m``, ``D_2 = D``, ``R~ = R``): ``delta = P_(D_m)[R > lam] - lam P_D[R > lam]``
+      (the second eta: every output null, the *upper* threshold ``lam``);
+    * reverse (``D_1 = D``, ``D_2 = D_m``, ``R~ = 1/R``): ``delta = P_D[R < 1/lam] - lam
+      P_(D_m)[R < 1/lam]`` (the second eta: the changed user's ``k`` outputs of law ``pi1``
+      (000 (3.5), (3.9)), the *lower* threshold ``1/lam``).
+
+    (The first eta is 000 (1.6)-(1.7)'s eta of the pair.)
+
+    The first eta is :func:`kfourier_eta`'s; the second is the same walk with the other law and
+    the same side (:class:`walk.Walk`).  With ``a in [a_lo, a_hi]``, ``b in [b_lo, b_hi]`` and ``lam
+    in [lam_lo, lam_hi]`` (``lam = e^eps``: :func:`~exactdp.core.lam.exp_interval`)
+
+        delta in [a_lo - lam_hi b_hi, a_hi - lam_lo b_lo]   (clipped to [0, 1]).
+
+    The width is that of ``a`` plus ``lam`` times that of ``b`` (each a few times ``tol``), not
+    relative to delta: ``tol`` is chosen by passes until the relative width ``rel``
+    (:func:`kfourier_delta_details`).  Strict and inclusive thresholds give the same enclosures.
+
+    ``grid`` (explicit only): also the monotone grid of ``grid`` certified etas (:func:`_grid_delta`,
+    at ``tol`` or 1e-6) and the intersection of the two enclosures.
+
+    >>> from exactdp.reductions.pairs import reverse_canonical_pair
+    >>> iv = kfourier_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-5)
+    >>> 0.1 < float(iv.lower) < float(iv.upper) < 0.12
+    True
+    """
+    iv = kfourier_delta_details(P, q, lam, eps=eps, tol=tol, rel=rel, prec=prec,
+                                max_nodes=max_nodes).delta
+    if grid is not None:
+        g = _grid_delta(P, q, lam, eps=eps, tol=1e-6 if tol is None else tol, grid=grid, prec=prec,
+                        max_nodes=max_nodes)
+        if not g.overlaps(iv):
+            raise PrecisionError("kfourier_delta: the grid and difference enclosures do not overlap")
+        iv = g.intersect(iv)
+    return iv
+
+
+def _grid_delta(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-6, grid: int = 16,
+                prec: int = 160, max_nodes: int = 300_000) -> Interval:
+    """Certified ``delta = E[(1 - lam / R~)+]`` at large ``kN`` from ``grid`` certified etas,
+    where ``R~`` is the statistic whose upper tail :func:`kfourier_eta` encloses
+    (``P[R~ > r] = eta(r)``: ``R`` forward, ``1 / R`` reverse).
+
+    ``delta = int_0^inf lam / r^2 P[R~ > r] dr = int_0^1 eta(lam / u) du`` and
+    ``u -> eta(lam / u)`` is nondecreasing, so on a partition ``0 = u_0 < ... < u_n = 1``
+
+        sum_(i >= 1) (u_(i+1) - u_i) eta_lo(lam / u_i)  <=  delta  <=  sum_(i >= 0) (u_(i+1) - u_i) eta_hi(lam / u_(i+1)).
+
+    Both sums use the same points ``r_i``: the upper one the partition ``u_i = lam_lo / r_i``,
+    the lower one ``u_i = lam_hi / r_i`` (``lam = e^eps`` in ``[lam_lo, lam_hi]``; delta
+    decreases in ``lam``; for rational ``lam`` the two coincide), so one eta per point.  The
+    partition is refined greedily: the cell contributing most to the width
+    (``~ du (eta(r_left) - eta(r_right))``) is halved, one new eta each, until ``grid`` etas;
+    the width is about ``eta(lam) / grid`` at worst (first order: a coarse but certified
+    enclosure; :func:`kfourier_delta`'s difference route is the default).
+
+    >>> from exactdp.reductions.pairs import reverse_canonical_pair
+    >>> iv = _grid_delta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), grid=4, tol=1e-5)
+    >>> 0 < float(iv.lower) < float(iv.upper) < 0.5
+    True
+    """
+    lam, eps = parse_lam_eps(lam, eps)
+    if not (isinstance(grid, int) and 1 <= grid <= 10_000):
+        raise ParameterError(f"grid must be an integer in [1, 10000], got {grid!r}")
+    lam_iv = lam_interval(lam, eps)
+    lam_lo, lam_hi = lam_iv.lower, lam_iv.upper
+    cache = {}
+
+    def eta(u):                                      # eta at r = lam_lo / u
+        if u not in cache:
+            cache[u] = kfourier_eta(P, q, lam_lo / u, tol=tol, prec=prec, max_nodes=max_nodes)
+        return cache[u]
+
+    def bounds(us):
+        """(lower, upper) sums on the points ``us`` (0 < u_1 < ... < u_n = 1)."""
+        hi = sum(((b - a) * eta(b).upper for a, b in zip([Fraction(0)] + us[:-1], us)), Fraction(0))
+        lo = Fraction(0)
+        for a, b in zip(us[:-1], us[1:]):
+            ua = lam_hi / (lam_lo / a)                   # lam_hi / r_a <= 1 (r_a > lam_hi)
+            ub = Fraction(1) if b == 1 else lam_hi / (lam_lo / b)
+            lo += (ub - ua) * eta(a).lower
+        return lo, hi
+
+    us = [Fraction(1)]
+    eta(Fraction(1))
+    while len(cache) < grid:
+        # the cell whose term contributes most to the width, halved
+        cells = [(Fraction(0), us[0])] + list(zip(us[:-1], us[1:]))
+        def gap(c):
+            a, b = c
+            return (b - a) * (eta(b).upper - (eta(a).lower if a > 0 else 0))
+        a, b = max(cells, key=gap)
+        m = Fraction(round((a + b) / 2 * 2**32), 2**32)
+        if not a < m < b or lam_lo / m <= lam_hi:
+            break
+        us = sorted(us + [m])
+        eta(m)
+    lo, hi = bounds(us)
+    return Interval(lo, max(lo, min(hi, Fraction(1))))

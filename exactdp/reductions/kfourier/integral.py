@@ -1,0 +1,202 @@
+r"""The light law's tail by one Gil-Pelaez integral of the mixed characteristic function (part of
+:mod:`exactdp.reductions.kfourier`; the walk that collects the items is
+:class:`~exactdp.reductions.kfourier.walk.Walk`).
+
+**The light law's tail** ``P[x > s]`` is enclosed exactly as in
+:mod:`exactdp.engine.largen`: smoothing ``V = x + N(0, sg^2)`` with the
+pathwise bracket ``P_V(s + a) - Q(a/sg) <= P[x > s] <= P_V(s - a) + Q(a/sg)``,
+Gil-Pelaez for ``P_V`` by arb's rigorous integration of the mixed
+characteristic function ``sum_nodes P e^(-iu s) phi_0(u)^n phi_1(u)^m``
+(``n`` null and ``m`` changed-user light outputs), the Taylor piece near
+``0``, and the proved decay of ``|phi_0|^n`` beyond the window
+(``LightLaw.decay_bands``); a node whose point lies more than 3 standard
+deviations out is decided by the Chernoff bound instead.  Every term is an arb
+ball or an explicit bound: the result is an enclosure.  No normal or
+saddlepoint approximation is used.
+
+**The mixture's items in Taylor clusters.**  The items of one light law
+``(n, m)`` (centred points ``c``) are grouped in clusters of width ``h = 2 rho / U1``
+(``rho = TAYLOR_RADIUS``) around centres ``c0``; with ``delta = c - c0``,
+``|delta| <= rho / U1``,
+
+    sum P e^(-izc) = e^(-iz c0) sum_(r < R) mu_r (-iz)^r + E,   mu_r = sum P delta^r / r!,
+    |E| <= sum P |z delta|^R / R!       (z real),
+
+so the integrand is an entire function (exponentials times polynomials, evaluated
+in C) plus an error whose integral over ``[a0, U1]`` is at most
+``sum P |delta|^R U1^R / (R R!)`` (``|phi| <= 1``, the Gaussian factor ``<= 1``,
+``|1/(2iz)| <= 1/(2z)``, ``gp`` and ``gm`` each); that bound is added to the
+width.  The cost of the integral no longer grows with the number of items.  Each cluster takes
+the least order ``R <= TAYLOR_ORDER`` whose remainder per unit mass ``(|delta|_max U1)^R / (R R!)``
+is below ``TAYLOR_REM`` (any ``R >= 1`` is valid: the remainder of the order used is what enters
+the width); a lone item (the common case with exact counts, one ``(n, m)`` per leaf) is a
+constant.  The integrand's ``phi_0^n`` runs over the keys in ascending ``n``, each from the last
+one's power times ``phi_0^(n - n_last)``.  At ``L = 40``, ``N = 10^7``, ``k = 8``, ``q = 0.34``,
+``tol = 1e-4``: 31.8 -> 23.2 CPU s, the same enclosure to 1e-9 (``benchmarks/RESULTS.md``, kq32).
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import acb, acb_poly, arb, ctx
+
+from ...core.errors import CapacityError, PrecisionError
+from ...engine.largen import K_SMOOTH
+from . import settings
+from .arbs import float_hi
+
+
+def smoothing(law, *, n_min: int, sg_base: float, tol: float, eps_int: float, decay: dict, key):
+    """``(a, sg, U1, T1, T2)`` for the light laws with at least ``n0`` null outputs (``law`` the
+    light law of ``n0`` null outputs, ``n_min`` the fewest null outputs of any of them): the
+    smoothing half-width ``a = K_SMOOTH sg``, the window's end ``U1`` and the decay bands'
+    bounds beyond it (``LightLaw.decay_bands``, cached in ``decay`` under ``(a, U1, key)``)."""
+    U1 = (math.sqrt(2 * math.log(1 / eps_int) + 10) + 4) / law.sdf
+    aa = max(sg_base * tol, sg_base * 1e-14)
+    while True:
+        sg = aa / K_SMOOTH
+        dkey = (aa, U1, key)
+        try:
+            if dkey not in decay:
+                decay[dkey] = law.decay_bands(n_min, U1, sg, eps_int)
+            T1, T2 = decay[dkey]
+            return aa, sg, U1, T1, T2
+        except PrecisionError:
+            if aa > law.sdf * 1e-2:
+                raise CapacityError("kfourier: cannot certify the light law's smoothness at any "
+                                    "useful resolution; use the k-copies tree") from None
+            aa *= 100
+
+
+def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_int: float, tol: float,
+                 prec: int):
+    """Certified ``sum P P[V > x]`` over ``(n, m, x, P)``, ``V = x_light(n, m) + N(0, sg^2)``:
+    one Gil-Pelaez integral of the mixed characteristic function (module doc).
+
+    ``laws(n, m)`` is the light law of ``n`` null and ``m`` changed-user outputs, ``wy`` the light
+    statistic's weights per light level, ``pl0``, ``pl1`` the null and changed-user light level
+    laws; ``sg``, ``U1``, ``T1`` from :func:`smoothing`; ``W`` the items' total mass; ``eps_int``
+    and ``tol`` the integral's and the walk's tolerances; ``prec`` the working precision."""
+    with ctx.workprec(prec):
+        law0 = laws(min(n for n, *_ in items), 0)
+        mf0 = law0.fmeans[0]
+        wc0 = [x - mf0 for x in wy]
+        mf1 = sum((p * x for p, x in zip(pl1, wy)), arb(0))
+        wc1 = [x - mf1 for x in wy]
+        groups = {}
+        for n, m, x, P in items:
+            law = laws(n, m)
+            groups.setdefault((n, m), []).append((P, x - law.mean))
+        keys = sorted(groups)
+        sg2h = arb(sg) ** 2 / 2
+        i = acb(0, 1)
+        # the items of a group in clusters of width <= h: sum P e^(-izc) =
+        # e^(-iz c0) sum_r mu_r (-iz)^r + (Taylor remainder, module doc)
+        h = 2 * settings.TAYLOR_RADIUS / U1
+        clusters, taylor_err = {}, arb(0)
+        aU1 = arb(U1)
+        for key in keys:
+            its = sorted(groups[key], key=lambda t: float(t[1]))
+            out, j = [], 0
+            while j < len(its):
+                c_start = float(its[j][1])
+                e = j
+                while e < len(its) and float(its[e][1]) - c_start <= h:
+                    e += 1
+                c0f = 0.5 * (c_start + float(its[e - 1][1]))
+                c0 = arb(c0f)
+                dls = [(P, c - c0) for P, c in its[j:e]]
+                # the cluster's own order (module doc): its remainder per unit mass below
+                # TAYLOR_REM, at most TAYLOR_ORDER (a lone item's spread is a rounding ball)
+                R = taylor_order(max(float_hi(dl.abs_upper()) for _, dl in dls) * U1)
+                mu = [arb(0)] * R
+                fR = arb(math.factorial(R))
+                for P, dl in dls:
+                    t = P
+                    for r in range(R):
+                        mu[r] += t
+                        t = t * dl / (r + 1)
+                    # int_(a0)^U1 |sum P e^(-izc) - Taylor| / (2z) (gp and gm) <= P |dl|^R U1^R / (R R!)
+                    taylor_err += P * (dl.abs_upper() * aU1) ** R / (fR * R)
+                if R == 1:
+                    out.append((c0, mu[0], mu[0]))
+                else:
+                    pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
+                    pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
+                    out.append((c0, pp, pm))
+                j = e
+            clusters[key] = out
+
+        def F(z, analytic):
+            e0 = [(i * z * x).exp() for x in wc0]
+            f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
+            f0m = sum((p / e for p, e in zip(pl0, e0)), acb(0))
+            if any(m for _, m in keys):
+                e1 = [(i * z * x).exp() for x in wc1]
+                f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
+                f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
+            gp = gm = acb(0)
+            n_last = None
+            for n, m in keys:
+                # the keys ascend in n: phi_0^n from the last key's power (a few products
+                # for the difference instead of a full power per key; the same balls' product)
+                if n_last is None:
+                    p0p, p0m = f0p ** n, f0m ** n
+                elif n != n_last:
+                    p0p, p0m = p0p * f0p ** (n - n_last), p0m * f0m ** (n - n_last)
+                n_last = n
+                cp, cm = p0p, p0m
+                if m:
+                    cp = cp * f1p ** m
+                    cm = cm * f1m ** m
+                sp = sm = acb(0)
+                for c0, pp, pmn in clusters[(n, m)]:
+                    h = (-i * z * c0).exp()
+                    if isinstance(pp, arb):
+                        sp += h * pp
+                        sm += pp / h
+                    else:
+                        sp += h * pp(z)
+                        sm += pmn(z) / h
+                gp += cp * sp
+                gm += cm * sm
+            ga = (-sg2h * z * z).exp()
+            return (gp - gm) * ga / (2 * i * z)
+
+        sg2 = arb(sg) ** 2
+        SD = SM3 = arb(0)
+        Mmax = 1e-300
+        for n, m, x, P in items:
+            law = laws(n, m)
+            d = law.mean - x
+            vv = law.var + sg2
+            m4 = 8 * (d ** 4 + 3 * vv * vv + law.k4)
+            SD += P * d
+            SM3 += P * m4 ** arb(0.75)
+            Mmax = max(Mmax, float(m4.upper()) ** 0.25)
+        Wf = max(float(W.upper()), 1e-300)
+        eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
+        d0 = min((eps_c / Wf / 10) ** (1 / 3) / Mmax, U1 / 4)
+        a0 = arb(d0)
+        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_c) / 16, rel_tol=arb(2) ** -60,
+                         eval_limit=2_000_000, deg_limit=200)
+        I1 = (I.real + SD * a0 + arb(0, float((a0 ** 3 * SM3 / 18).upper()))
+              + arb(0, float_hi(taylor_err))
+              + arb(0, float((W * T1).upper())))
+        return W / 2 + I1 / arb.pi()
+
+
+def taylor_order(x: float) -> int:
+    """The least ``R <= TAYLOR_ORDER`` with ``x^R / (R R!) <= TAYLOR_REM`` (``x = |delta|_max U1``
+    of a cluster; :func:`mixture_tail`); the remainder actually added is computed in arb for the
+    ``R`` chosen, so any ``R >= 1`` is valid: this only picks the cheapest one."""
+    if not x > 0:
+        return 1
+    if not settings.TAYLOR_REM > 0:
+        return settings.TAYLOR_ORDER
+    lx, lt = math.log(x), math.log(settings.TAYLOR_REM)
+    for R in range(1, settings.TAYLOR_ORDER):
+        if R * lx - math.log(R) - math.lgamma(R + 1) <= lt:
+            return R
+    return settings.TAYLOR_ORDER

@@ -1,0 +1,418 @@
+r"""The series enclosure of the light elementary symmetric functions (part of
+:mod:`exactdp.reductions.kfourier`; the statistic ``R``, ``kappa``, ``E_H`` and the light outputs
+are defined there, the Bonferroni bracket and its ``alpha`` in
+:mod:`~exactdp.reductions.kfourier.bracket`): the power-sum boxes (:class:`Box`), the enclosure
+of ``F(Y)`` over them (:class:`Series`) and its certificate of monotonicity in ``Y``
+(:func:`monotone_pieces`).
+
+**The series enclosure (default, ``ENCLOSURE = "series"``).**  The bracket above loses
+two ways as ``k`` grows: its gap (the ``p_2^2`` and ``w_max p_2`` terms) is relative
+``O(k^4 p_2^2 + k^3 w_max p_2)``, and ``p_2`` is *not* concentrated: at ``L = 40``,
+``N = 10^7`` it is dominated by the top light level (a Poisson count of mean ~ 7 at
+``k = 16``; relative sd ~ 0.2, Chernoff range ``[0.2, 2.8] E p_2``).  The exact relation
+replaces it.  Newton's identities as formal power series (the coefficients of
+``prod (1 + t w_j)`` are the ``e_m`` of 000 (8.20)-(8.21))
+
+    prod_j (1 + t w_j) = exp(sum_(i>=1) (-1)^(i-1) p_i t^i / i),
+
+and, for ``0 <= tau <= 1 / (2 w_max)``, the light statistic
+``Y = sum_j log(1 + tau w_j) / tau = sum_(i>=1) (-1)^(i-1) tau^(i-1) p_i / i``
+(``Y = p_1`` at ``tau = 0``) give, exactly,
+
+    prod_j (1 + t w_j) = e^(tY) G(t),   log G(t) = sum_(i>=2) (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i,
+
+    R = kappa [t^k] E_H(t) e^(tY) G(t) =: F(Y; p_2, ..., p_I),   E_H(t) = sum_i e_i(H) t^i.
+
+Modulo ``t^(k+1)`` the terms ``i <= I = SERIES_VARS`` keep ``p_i`` as variables (``t^i`` dropped
+when ``i > k``), the terms ``I < i <= k`` enter as balls with ``0 <= p_i <= min(w_max^(i-3) p_3,
+w_max^(i-2) p_2)`` (every light weight is at most ``w_max``), and the ``t`` terms of ``i > max(I, k)``
+as one ball ``|sum p_i tau^(i-1) / i| <= p_3 tau^2 (tau w_max)^(i0-3) / (i0 (1 - tau w_max))``.
+On the event ``p_2 in [P2lo, P2hi]``, ``p_3 in [P3lo, P3hi]``, ``Y in [Ymin, Ymax]`` (Chernoff
+bounds of the light laws of ``w^2``, ``w^3`` and ``Y``, each at most ``tol * TOL_FAIL``; the
+complement's mass is ``F`` as before) ``F`` is enclosed by the second-order Taylor form around
+the box's centre ``pbar``:
+
+    F(Y; p) in F(Y; pbar) + sum_i dF_i(Y; pbar) [-r_i, r_i] + sum_(i<=i') c_ii' |dF_ii'(Y; box)| r_i r_i',
+    dF_i = kappa [t^k] E_H e^(tY) G d_i,   d_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i,
+
+(``c = 1/2`` on the diagonal, 1 off it; the Hessian with ``exp(log G over the box)``; ``G`` by
+``g_j = (1/j) sum_i i q_i g_(j-i)``; all arb).  The ``p_2`` range is cut into ``SERIES_SPLIT``
+sub-boxes, on each of which ``p_3 <= w_max p_2 <= w_max (its top)``; the enclosure is the
+union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j = [t^j] e^(tY) G(t)``,
+and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) for every ``Y >= Ymin`` follows from
+``D_j(Ymin') >= 0`` at one point ``Ymin' <= Ymin`` (``dD_j/dY = D_(j-1)``, ``D_0 = 1``: induction
+on ``j``), certified in arb (same Taylor form) over a box 25 % wider, once per region (every
+light law inside it reuses the check).  So on the event ``F`` is nondecreasing
+in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
+bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
+*The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
+``[t^k] e^(tY) ...``, so ``tau = 2 alpha`` (the first-order cancelling ``alpha`` below at the
+leaf's threshold point) removes ``p_2`` to first order.  Leaves go to bins
+``tau_b = tau_0 (1 + TAU_BIN)^b`` nearest their own ``tau``; each bin has its own light law
+(weights ``log(1 + tau_b w) / tau_b``) and its own Fourier integral.  Any ``tau`` gives a
+valid enclosure.  The decisions before splitting keep the bracket in ``x = p_1 >= Y``
+(``log(1 + u) <= u``).  At ``L = 40``, ``N = 10^7``, ``q = 0.351``, ``lambda = e^2`` the relative
+width of eta falls from 2.5e-2 to 7.7e-4 at ``k = 16`` (``benchmarks/RESULTS.md``, issue 20
+continued).
+
+**What the series enclosure's width is made of (kwid7).**  At ``L = 40``, ``N = 10^7``,
+``k = 16``, ``q = 0.351``, ``lambda = e^2`` the largest leaf's boxes showed the centre values
+``F(Y; pbar)`` drifting by 5e-4 (relative) across the ``p_2`` range, i.e. a *first-order*
+residual in ``p_2``, not the second-order term: the leaf's ``tau`` (the Bonferroni main term's
+``2 alpha`` at ``p_2 -> 0``, then its bin) was ~1 % off the series' own cancelling value.
+Enumerating the top light level (``EXTRA_LIGHT = 0``) narrowed the width by only 23 % at 8x the
+CPU.  Two changes instead:
+
+* *tau from the series* (``TAU_REFINE``, :meth:`walk.Walk.refine_bin`).
+  ``e^(tY) G(t) = prod_j (1 + t w_j)`` whatever ``tau``, so
+  ``dF/dp_2 = kappa [t^k] E_H e^(tY) G d_2`` with ``d_2 = -(t^2 - tau t) / 2`` vanishes at
+  ``tau* = [t^(k-2)] / [t^(k-1)]`` of ``E_H(t) e^(tY) G0(t)``, evaluated once (arb, the middle
+  box's ``G0``) at the float root of the first bin's lower end; the leaf then uses the bin nearest
+  ``tau*``, with ``TAU_BIN`` = 0.005 (was 0.02: a residual of up to 1 % of the uncancelled slope)
+  below ``FINE_MAX_K`` = 64.  It only chooses the statistic: every ``tau`` in
+  ``[0, 1 / (2 w_max)]`` is valid.
+* *p_3 from p_2* (``P3_BELOW``).  With the cancelled ``p_2`` the first-order terms of ``p_3`` (box
+  range ``[P3lo, w_max b]``, ``P3lo`` ~ 0) and ``p_4`` dominated.  The top light level's outputs all
+  weigh ``w_max``, so with ``B_i`` the power sums of the outputs below it, exactly
+  ``p_i = w_max^(i-2) (p_2 - B_2) + B_i``; on the event ``B_2 in [B2lo, B2hi]``,
+  ``B_3 in [B3lo, B3hi]`` (Chernoff levels of the light law with the top weight set to 0, each
+  failing with mass ``<= tol * TOL_FAIL``, added to the law's failure mass), a box with
+  ``p_2 in [a, b]`` has ``w_max (a - B2hi) + B3lo <= p_3 <= w_max (b - B2lo) + B3hi`` and, as
+  ``0 <= B_i <= w_2^(i-3) B_3`` (``w_2`` the second light weight),
+  ``w_max^(i-2) (a - B2hi) <= p_i <= w_max^(i-2) (b - B2lo) + w_2^(i-3) B3hi`` (``i >= 4``).  The
+  ``p_3``, ``p_4`` ranges now shrink with the box's ``p_2`` range, so ``SERIES_SPLIT`` = 8 (was 4)
+  pays below ``FINE_MAX_K``.  In the hull (:meth:`walk.Walk.hull_group`) ``B_2``, ``B_3`` are
+  monotone in ``n`` like ``p_2``, ``p_3``: ``n_lo``'s lower and ``n_hi``'s upper levels.
+* *p_3 cancelled too* (``BETA_STEP``).  The log statistic cancels ``p_3`` only through ``tau^2``
+  (``d_3 = (t^3 - tau^2 t) / 3``): at that leaf 93 %, and the rest was the largest first-order term.
+  Any positive weights give a valid light statistic, so a leaf may use
+  ``Y = sum_j (log(1 + tau w_j) / tau + beta w_j^3)``: ``log G`` gains ``-beta p_3 t``, i.e.
+  ``d_3 = (t^3 - tau^2 t) / 3 - beta t``, which vanishes against ``E_H e^(tY) G`` at
+  ``beta = (c_3 / c_1 - tau^2) / 3`` (``c_j = [t^(k-j)] E_H(t) e^(tY) G0(t)``, again independent of
+  the statistic).  ``beta = g BETA_STEP tau^2 / 3`` on a grid, ``|g BETA_STEP| <= 1/2``, so
+  ``|beta| w^3 <= w / 24 < log(1 + tau w) / tau`` (``tau w <= 1/2``): every weight of ``Y`` stays
+  positive (the hull's and the count grid's pathwise orderings need only that).  Bins ``(b, g)``
+  have their own light law and integral; the decisions keep bin 0 (``beta = 0``, ``Y <= p_1``).
+  At ``k = 16``, ``q = 0.351``, ``tol = 1e-6`` the relative width of ``eta`` falls from 8.0e-4
+  (before all three) to 3.7e-4 (tau, ``p_3`` tie) and 2.3e-4 (with ``beta``); CPU 48 -> 86 ->
+  156 s (``benchmarks/RESULTS.md``, kwid7).
+
+*Off by default* (``FINE_MAX_K = 0``, ``P3_BELOW = False``; opt in with ``FINE_MAX_K = 64``,
+``P3_BELOW = True``): at ``k = 8``, ``tol = 1e-7`` (``test_deployment_scale_k8``) the walk took
+580 s, 97 % in :meth:`walk.Walk.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
+from law to law, so a certified region no longer serves its neighbours and every law pays its own
+certificate.  Sharing the certificate (e.g. one region per bin over the untied ``p_3`` range, which
+contains every tied box) is the next step.
+
+The series enclosure's width grows with ``k`` through the second-order term
+``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
+measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
+``tol = 1e-5`` the monotone groups dominated instead: 95 % of the width at ``k = 64`` (the last
+split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
+With ``GROUP_HULL`` and ``PENULT_FRACTION_LARGE_K`` the last split's groups are ~2 % of the
+width at ``k = 64`` (relative width 13 % -> 2.8 %); what remains is the earlier splits' groups
+(children below ``tol``, 73 %) and the series enclosure (24 %).
+"""
+
+from __future__ import annotations
+
+import math
+
+from flint import arb, arb_mat, arb_poly
+
+from ...core.errors import PrecisionError
+from .arbs import float_hi
+from .bracket import Threshold
+
+
+def _exp_series(q, n):
+    """``exp(Q) mod t^n`` for ``Q(0) = 0`` (arb coefficients ``q``):
+    ``g_j = (1/j) sum_(i=1)^j i q_i g_(j-i)`` (``G' = Q' G``)."""
+    nz = [i for i in range(1, n) if i < len(q) and not q[i].is_zero()]
+    g = [arb(1)] + [arb(0)] * (n - 1)
+    for j in range(1, n):
+        s = arb(0)
+        for i in nz:
+            if i > j:
+                break
+            s += i * q[i] * g[j - i]
+        g[j] = s / j
+    return g
+
+
+def _mul(a, b, n):
+    """Coefficients ``0 .. n-1`` of the product of two coefficient lists."""
+    cf = (arb_poly(a) * arb_poly(b)).coeffs()
+    return [cf[j] if j < len(cf) else arb(0) for j in range(n)]
+
+
+def _ball(r) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb or float, its upper end taken)."""
+    return arb(0, float_hi(r if isinstance(r, arb) else arb(r)))
+
+
+def _aball(r: arb) -> arb:
+    """The ball ``[-r, r]`` (``r`` an arb, its upper end taken; no float conversion)."""
+    return arb(0, r.upper())
+
+
+class Box:
+    """The power-sum box of one light law for the series enclosure (module doc): Taylor
+    variables ``p_i``, ``i = 2 .. I``, in ``[lo_i, hi_i]``; ``p_i`` for ``I < i`` bounded by
+    ``w_max^(i-3) P3hi`` (and ``w_max^(i-2) P2hi``).  Holds the polynomials (degree ``<= k``)
+
+        G0 = exp(Q(pbar)),   G_i = G0 d_i,   H_(ii') = exp(Q(box)) d_i d_(i'),
+        Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
+        d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
+
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None):
+        n = k + 1
+        self.k, self.tau, self.iv = k, tau, dict(iv)
+        self.beta = arb(0) if beta is None else beta    # Y's extra beta p_3 (module doc)
+        self.wmax, self.P2hi, self.P3hi = wmax, P2hi, P3hi
+        self.vars = sorted(iv)
+        self.pbar, self.rad = {}, {}
+        for i, (lo, hi) in iv.items():
+            pb = arb((float(lo) + float(hi)) / 2)
+            self.pbar[i] = pb
+            self.rad[i] = arb(max(float_hi(hi - pb), float_hi(pb - lo)))
+        I = max(self.vars) if self.vars else 1
+        fixed = [arb(0)] * n
+        for i in range(I + 1, n):
+            # in arb (no float): w_max^i underflows a double at large k, and a float floor
+            # times tau^(i-1) would swamp the series
+            u3, u2 = P3hi * wmax ** (i - 3), P2hi * wmax ** (i - 2)
+            ub = arb((u3 if u3.upper() < u2.upper() else u2).upper())
+            fixed[i] += _aball(ub / i)
+            fixed[1] += _aball(tau ** (i - 1) * ub / i)
+        # i > k: t terms only, sum_(i > k) p_i tau^(i-1) / i <= (geometric bound)
+        if n > 1 and tau > 0:
+            tw = tau * wmax
+            if not tw < 1:
+                raise PrecisionError("kfourier: tau w_max >= 1")
+            i0 = max(I + 1, n, 3)
+            T = P3hi * tau ** 2 * tw ** (i0 - 3) / (i0 * (1 - tw))
+            if not self.vars and n <= 2:
+                T += P2hi * tau / 2
+            fixed[1] += _aball(T)
+        self.d = {}
+        for i in self.vars:
+            s = arb(-1) ** (i - 1) / i
+            c = [arb(0)] * n
+            if i < n:
+                c[i] += s               # t^i beyond t^k: only its t term is kept
+            c[1] -= s * tau ** (i - 1)
+            if i == 3:
+                c[1] -= self.beta       # Y = (log statistic) + beta p_3: log G gets -beta p_3 t
+            self.d[i] = c
+
+        def Q(vals):
+            q = list(fixed)
+            for i in self.vars:
+                for j, c in enumerate(self.d[i]):
+                    if not c.is_zero():
+                        q[j] += c * vals[i]
+            return q
+        self.G0 = _exp_series(Q(self.pbar), n)
+        GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}), n)
+        self.polys = [self.G0] + [_mul(self.G0, self.d[i], n) for i in self.vars]
+        self.pairs = []
+        for a, i in enumerate(self.vars):
+            Gi = _mul(GB, self.d[i], n)
+            for i2 in self.vars[a:]:
+                c = arb(1) if i2 != i else arb(0.5)
+                self.pairs.append((c * self.rad[i] * self.rad[i2], _mul(Gi, self.d[i2], n)))
+
+    def enlarged(self, frac: float) -> "Box":
+        """A box containing this one, every interval widened by ``frac`` of its width."""
+        iv = {}
+        for i in (2, 3):
+            if i in self.iv:
+                lo, hi = self.iv[i]
+                w = (hi - lo) * frac
+                iv[i] = (arb(max(float((lo - w).lower()), 0.0)), arb(float_hi(hi + w)))
+        P2hi = iv[2][1] if 2 in iv else self.P2hi
+        P3hi = iv[3][1] if 3 in iv else self.P3hi * (1 + frac)
+        for i in self.vars:
+            if i >= 4:
+                iv[i] = (arb(0), arb(min(float_hi(P3hi * self.wmax ** (i - 3)), float_hi(P2hi * self.wmax ** (i - 2)))))
+        return Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta)
+
+    def halves(self):
+        """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
+        lo, hi = self.iv[2]
+        mid = arb(float(((lo + hi) / 2).mid()))
+        out = []
+        for a, b in ((lo, mid), (mid, hi)):
+            iv = dict(self.iv)
+            iv[2] = (a, b)
+            p3hi = arb(min(float_hi(self.P3hi), float_hi(self.wmax * b)))
+            if 3 in iv:
+                iv[3] = (iv[3][0], p3hi)
+            for i in self.vars:
+                if i >= 4:
+                    iv[i] = (arb(0), arb(min(float_hi(p3hi * self.wmax ** (i - 3)), float_hi(b * self.wmax ** (i - 2)))))
+            out.append(Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta))
+        return out
+
+    def contains(self, other: "Box") -> bool:
+        return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
+                and self.beta == other.beta
+                and float_hi(other.P2hi) <= float(self.P2hi.lower()) and float_hi(other.P3hi) <= float(self.P3hi.lower())
+                and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
+                        for i in self.vars))
+
+    def enclose(self, vals):
+        """``vals[0] + sum_i vals_i [-r_i, r_i] + sum_(i<=i') c |vals_(ii')| r_i r_i'``: the
+        second-order Taylor enclosure over the box from the polynomials' values (same order)."""
+        nv = len(self.vars)
+        tot = vals[0]
+        for a, i in enumerate(self.vars):
+            tot += vals[1 + a] * _ball(self.rad[i])
+        e = arb(0)
+        for (c, _), v in zip(self.pairs, vals[1 + nv:]):
+            e += c * v.abs_upper()
+        return tot + _aball(e)          # no float: the values are ~ Y^j / j!, below 1e-300 at large k
+
+    def all_polys(self):
+        return self.polys + [p for _, p in self.pairs]
+
+    def all_arb_polys(self):
+        """:meth:`all_polys` as ``arb_poly`` (converted once per box, reused by every leaf)."""
+        if not hasattr(self, "_arb_polys"):
+            self._arb_polys = [arb_poly(P) for P in self.all_polys()]
+        return self._arb_polys
+
+
+class Series:
+    """``F(Y) = kappa [t^k] E_H(t) e^(tY) G(t)`` (module doc) for one heavy configuration,
+    enclosed over the light law's power-sum boxes.
+
+    Every box polynomial ``P`` (:meth:`Box.all_polys`) enters through
+    ``[t^k] P(t) E_H(t) e^(tY) = sum_r P_r u_r(Y)``, ``u_r = [t^(k-r)] E_H(t) e^(tY)``: one
+    product ``E_H e^(tY)`` per point and one matrix-vector product with the boxes' coefficient
+    matrix (built once per box set, shared by every leaf of the light law), instead of
+    ``E_H P`` for every polynomial per leaf.  Same quantity, arb throughout."""
+
+    def __init__(self, E, kappa, k, boxes):
+        self.E, self.kappa, self.k = E, kappa, k
+        self.EP = arb_poly(E)
+        self.boxes = boxes
+        self.mat, self.offsets, self.main_row = box_matrix(boxes, k)
+        self._last = self._lastB = None
+
+    def _coeffs(self, y: arb):
+        """``B_j = [t^j] E_H(t) e^(tY)``, ``j = 0 .. k`` (cached for the last exact point: the
+        root finders ask for the value and the slope at the same point)."""
+        exact = y.rad() == 0
+        if exact and self._lastB is not None and self._lastB[0] == float(y):
+            return self._lastB[1]
+        k = self.k
+        ey = [arb(1)]
+        for j in range(1, k + 1):
+            ey.append(ey[-1] * y / j)
+        B = (self.EP * arb_poly(ey)).coeffs()
+        B = [B[j] if j < len(B) else arb(0) for j in range(k + 1)]
+        if exact:
+            self._lastB = (float(y), B)
+        return B
+
+    def _u(self, y: arb, shift: int = 0) -> arb_mat:
+        """The column ``u_r = [t^(k - shift - r)] E_H(t) e^(tY)``, ``r = 0 .. k``."""
+        k, B = self.k, self._coeffs(y)
+        zero = arb(0)
+        return arb_mat([[B[k - shift - r] if k - shift - r >= 0 else zero] for r in range(k + 1)])
+
+    def _values(self, y: arb):
+        exact = y.rad() == 0
+        if exact and self._last is not None and self._last[0] == float(y):
+            return self._last[1]
+        col = self.mat * self._u(y)
+        vals = [col[i, 0] for i in range(col.nrows())]
+        if exact:
+            self._last = (float(y), vals)
+        return vals
+
+    def value(self, y: arb) -> arb:
+        """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes."""
+        vals = self._values(y)
+        out = None
+        for box, (a, b) in zip(self.boxes, self.offsets):
+            v = box.enclose(vals[a:b])
+            out = v if out is None else out.union(v)
+        return self.kappa * out
+
+    def main_value(self, y: arb) -> arb:
+        """``F(y, pbar)`` of the middle box (a Newton guess only)."""
+        r = self.main_row * self._u(y)
+        return self.kappa * r[0, 0]
+
+    def lo(self, y: arb) -> arb:
+        return self.value(y)
+
+    def up(self, y: arb) -> arb:
+        return self.value(y)
+
+    def lo_end(self, y: arb) -> arb:
+        return arb(self.value(y).lower())
+
+    def up_end(self, y: arb) -> arb:
+        return arb(self.value(y).upper())
+
+    def dlog(self, y: arb) -> float:
+        v = (self.main_row * self._u(y))[0, 0]
+        d = (self.main_row * self._u(y, 1))[0, 0]
+        return float(y * d / v) if v > 0 else 1.0
+
+    root = Threshold.root
+
+
+
+def box_matrix(boxes, k):
+    """``(matrix, offsets, main_row)``: the coefficients ``0 .. k`` of every box polynomial as
+    rows of one ``arb_mat`` (box ``i``'s rows ``offsets[i]``), and the middle box's ``G0`` as a
+    one-row matrix; cached on the box list."""
+    cache = getattr(boxes, "_kf_matrix", None)
+    if cache is not None and cache[0] == k:
+        return cache[1]
+    rows, offsets = [], []
+    zero = arb(0)
+    for box in boxes:
+        a = len(rows)
+        for P in box.all_polys():
+            rows.append([P[r] if r < len(P) else zero for r in range(k + 1)])
+        offsets.append((a, len(rows)))
+    mid = offsets[len(boxes) // 2][0]
+    out = (arb_mat(rows), offsets, arb_mat([rows[mid]]))
+    if hasattr(boxes, "__dict__"):
+        boxes._kf_matrix = (k, out)
+    return out
+
+
+class Boxes(list):
+    """The series boxes of one light law (a list; carries the cached coefficient matrix)."""
+
+
+def monotone_pieces(box: Box, ylo: float, yhi: float = math.inf) -> bool:
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t) >= 0`` for ``j < k``, every ``Y >= ylo`` (``yhi`` is
+    not needed) and ``p`` in the box; then ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1) >= 0`` for
+    every heavy configuration.
+
+    One point suffices: ``dD_j/dY = D_(j-1)`` and ``D_0 = G_p(0) = 1``, so by induction on ``j``
+    ``D_j(ylo, p) >= 0`` for every ``j < k`` makes each ``D_j`` nondecreasing, hence ``>= 0``,
+    on ``[ylo, oo)``.  The values at the point ``Y = ylo`` are enclosed over the box by its
+    Taylor form (:meth:`Box.enclose`)."""
+    k = box.k
+    if k < 2:
+        return True
+    polys = box.all_polys()
+    Y = arb(ylo)
+    EY = [arb(1)]
+    for j in range(1, k + 1):
+        EY.append(EY[-1] * Y / j)
+    prods = [_mul(EY, P, k) for P in polys]
+    return all(box.enclose([p[j] for p in prods]) > 0 for j in range(k))
+
+
+class NotMonotone(PrecisionError):
+    """The series enclosure's monotonicity in ``Y`` could not be certified (module doc)."""

@@ -1,0 +1,151 @@
+"""The tunable constants of the large-N k-copies strategy (:mod:`exactdp.reductions.kfourier`).
+
+Every other module reads them at call time as ``settings.NAME`` (an attribute of this module), so
+that a test or a benchmark may set ``settings.NAME`` and the code sees it.  The package doc and
+the modules' docs say what each one trades."""
+
+#: the last heavy split keeps children down to this fraction of ``tol`` (they become
+#: leaves, one Fourier item each, not further splits)
+LEAF_FRACTION = 1e-2
+
+#: the second-to-last heavy split keeps undecided children down to this fraction of ``tol``
+#: (their mass would be dropped whole; each is split once more, into a few leaves)
+PENULT_FRACTION = 0.1
+#: ... and from ``k >= PENULT_FROM_K`` (with the last split's groups bounded child by child,
+#: ``GROUP_HULL``, the split before it holds most of the groups' width there)
+PENULT_FRACTION_LARGE_K = 1e-2
+PENULT_FROM_K = 64
+
+#: undecided children too light to expand are bounded in monotone groups by Chernoff bounds at
+#: the first of these deviations that decides a side (:meth:`walk.Walk.bound_group`), not dropped whole
+PARTIAL_DROP = True
+#: (half-steps from 4 down: at L = 40, N = 10^7, k = 16, q = 0.30, tol = 1e-4 the groups' width
+#: falls from 1.34e-3 to 1.22e-3, eta's from 1.50e-3 to 1.37e-3; ``benchmarks/RESULTS.md``, kq30)
+PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
+#: a group of such children whose bounds leave more than this fraction of its mass open is cut in
+#: halves, at most GROUP_DEPTH times
+GROUP_SPLIT = 0.25
+GROUP_DEPTH = 3
+#: an open group of the last split's children (its Chernoff ends leave more than
+#: ``tol * HULL_OPEN`` of mass open) is bounded item by item under one shared light-law pair and
+#: box set (:meth:`walk.Walk.hull_group`)
+GROUP_HULL = True
+HULL_OPEN = 1e-3
+
+#: a leaf's null count in the Fourier integral rounded to a multiple of ``2^j``, the largest
+#: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
+#: and up for the upper (:meth:`walk.Walk.tail`; 0: exact counts)
+N_GRID_REL = 5e-3
+#: ... from this many null outputs on (``k >= 10`` at ``N = 10^7``; far below it the shift is not
+#: negligible against the delta passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at
+#: ``rel = 1e-4``)
+N_GRID_FROM = 10**8
+
+#: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
+#: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)
+TAYLOR_ORDER = 48
+TAYLOR_RADIUS = 10.0
+#: ... each cluster at the least order whose remainder per unit mass is below this (at most
+#: ``TAYLOR_ORDER``; ``10^48 / (48 * 48!) ~ 1.7e-15`` at the full radius): a cluster of one item,
+#: the common case at exact counts, is a constant
+TAYLOR_REM = 1e-16
+
+#: the mass outside the ``p_2`` (and ``p_1 < x*``) levels, per light law, as a fraction of ``tol``
+TOL_FAIL = 1e-2
+
+#: :meth:`walk.Walk.ensure_monotone` stops trying the region's margin after this many failures, if
+#: they outnumber the passes this many times: the check at ``Ymin`` itself is then asked first
+MARGIN_TRIES = 20
+MARGIN_RATIO = 4
+
+#: heavy levels of :func:`exactdp.engine.largen.split_plan` returned to the light law
+#: (measured at L = 40, N = 10^7: at k = 4, tol = 1e-7, width 1.6e-3 in 18 s with one,
+#: 5.9e-3 in 77 s with none, 5.6e-3 with two)
+EXTRA_LIGHT = 1
+
+#: from this k on the top heavy level stays heavy (series enclosure: the top light level's
+#: Poisson count dominates p_2's spread; at L = 40, N = 10^7, k = 64, tol = 1e-5 the relative
+#: width falls from 0.19 to 1.3e-2, 463 CPU s)
+EXTRA_LIGHT_MAX_K = 64
+
+#: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
+ALPHA_SHIFT = True
+
+#: fewest outputs ``kN`` for which the strategy is offered (the light law must be smooth)
+MIN_OUTPUTS = 2000
+
+#: the light e_m by the exact generating function (``"series"``, module doc) or by the
+#: Bonferroni power-sum bracket (``"bonferroni"``)
+ENCLOSURE = "series"
+
+#: power sums ``p_2 .. p_SERIES_VARS`` are Taylor variables of the series enclosure; higher
+#: ones enter as intervals directly
+SERIES_VARS = 8
+
+#: from this k on only ``p_2 .. p_SERIES_VARS_LARGE_K`` are Taylor variables: at L = 40,
+#: N = 10^7 the higher power sums' balls move R by ~1e-6 relative at k = 200 (``p_5 <=
+#: w_max^2 p_3``, ``w_max ~ 1.6e-4``), and the enclosure's cost is ~ (number of variables)^2
+#: polynomials of degree k per box
+SERIES_VARS_FROM_K = 64
+SERIES_VARS_LARGE_K = 4
+
+#: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
+#: nearest its own first-order cancelling ``tau``; one Fourier integral per bin (below
+#: FINE_MAX_K; from it TAU_BIN_LARGE_K)
+TAU_BIN = 0.005
+TAU_BIN_LARGE_K = 0.02
+#: TAU_BIN, TAU_REFINE and SERIES_SPLIT (finer) below this k; from it the cheaper settings
+#: (at L = 40, N = 10^7, k = 128, q = 0.3684, tol = 1e-5 the fine ones gave relative width
+#: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many).  Off (0) by
+#: default, like P3_BELOW: with them (64, True) the slow test at k = 8, tol = 1e-7 took 580 s,
+#: 97 % in ensure_monotone (module doc, "What the series enclosure's width is made of")
+FINE_MAX_K = 0
+
+#: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
+#: threshold point (:meth:`walk.Walk.refine_bin`), not only the Bonferroni main term's
+TAU_REFINE = True
+
+#: a series leaf's statistic ``Y`` gains ``beta p_3`` cancelling ``p_3`` to first order
+#: (:meth:`walk.Walk.refine_bin`), ``beta = g BETA_STEP tau^2 / 3``, ``|g| <= BETA_MAX``
+#: (``|g BETA_STEP| <= 1/2`` keeps every weight of ``Y`` positive); 0: off
+BETA_STEP = 0.03
+BETA_MAX = 16
+
+#: each series box's ``p_3`` range from its ``p_2`` range and the Chernoff levels of the light
+#: outputs below the top light level (:meth:`walk.Walk.below_levels`, module doc "p_3 from p_2")
+P3_BELOW = False
+
+#: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
+SERIES_SPLIT = 8
+SERIES_SPLIT_LARGE_K = 4
+
+#: Newton guesses and check screens in floats (:class:`SeriesFloat`); False: the arb root finders
+GUESS_FLOATS = True
+
+#: a float guess may skip an arb check only when it misses the threshold by this much
+#: (relative; the float images are accurate to ~1e-12 relative)
+GUESS_MARGIN = 1e-6
+
+
+#: the Bonferroni ``Lo`` checks of the node decisions screened by their own float image
+#: (:class:`LoScreen`), not only by ``Up0`` (:class:`PlainScreen`)
+LO_SCREEN = True
+
+#: with ``alpha = 0`` (the series walk) the node decisions' checks as polynomials
+#: (:class:`NodePoly`), without float screens
+NODE_POLY = True
+
+#: relative steps from a Newton guess to a certified threshold point (series)
+STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
+#: steps below this are checked in arb only where the float image clears the threshold by
+#: ``GUESS_CUSHION`` in ``log R`` (the float ends match arb's to ~1e-11 at ``k = 16``): one arb
+#: evaluation per side instead of two or three; from it on every step is checked
+STEP_ALWAYS = 1e-5
+GUESS_CUSHION = 1e-9
+
+#: relative width asked of :func:`kfourier_delta` by default (difference route)
+DELTA_REL = 1e-3
+#: first heavy-node tolerance of the difference route, its floor, and its most passes
+DELTA_TOL0 = 1e-6
+DELTA_TOL_FLOOR = 1e-11
+DELTA_PASSES = 3

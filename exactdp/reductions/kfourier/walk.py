@@ -1,0 +1,816 @@
+r"""The certified walk of the large-N k-copies strategy (part of :mod:`exactdp.reductions.kfourier`):
+:class:`Walk` enumerates the heavy levels, decides nodes by Chernoff bounds, bounds light
+undecided children in monotone groups, and sends each leaf's threshold points (from
+:mod:`~exactdp.reductions.kfourier.bracket` or :mod:`~exactdp.reductions.kfourier.series`) to the
+Fourier integrals of :mod:`~exactdp.reductions.kfourier.integral`.
+
+**Decisions before splitting.**  Every child of a split is first offered to the
+node decision below (cached Chernoff bounds per light law); an undecided child
+of mass below ``tol`` is dropped (its mass enters the width), except at the last
+heavy split, where children down to ``tol * LEAF_FRACTION`` become leaves (and
+``tol * PENULT_FRACTION`` at the split before it).  The
+lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
+light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
+mass over many small nodes).  Where that spreads the light statistic too widely for the
+monotonicity certificate below (small ``q``: at ``q = 0.30``, ``k = 16`` its Chernoff range is
+``[0.17, 1.26]``), the walk is run again with the level heavy; the certificate is asked at the
+region's margin below ``Ymin`` first, then at ``Ymin`` itself (each suffices for its laws).
+
+**Light undecided children in monotone groups.**  Such a child's mass need not enter the
+width whole.  Among the children of one node with the same changed-user count,
+``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (couple
+the ``(A + 1)``-th output there with one below it: every weight below is smaller and
+``e_k`` is nondecreasing in every weight).  A run of consecutive such children of mass
+``D`` contributes between ``D f(first)`` and ``D f(last)``; the two decisions above at
+fewer deviations (``PARTIAL_Z``) give ``f(first) >= 1 - B`` or ``f(last) <= B`` with
+``B`` a Chernoff bound, and a run left open by more than ``GROUP_SPLIT`` is cut in
+halves (``Walk.bound_group``).  At ``L = 40``, ``N = 10^7``, ``k = 16``, ``q = 0.356``,
+``tol = 1e-6`` the relative width falls from 3.2e-3 to 7.4e-4 (with
+``PENULT_FRACTION = 0.1``) at the same cost (``benchmarks/RESULTS.md``).  (An earlier variant,
+``GROUP_LEAVES``, bounded ``f(first)`` and ``f(last)`` of a last-split group by the leaf
+enclosure, one side each; the hull below bounds every child instead and replaced it.)
+
+**The last split's open groups child by child (``GROUP_HULL``, default).**  A group of the last
+split's children whose Chernoff ends leave more than ``tol * HULL_OPEN`` of mass open is bounded
+child by child without a light law per child (:meth:`Walk.hull_group`).  Its children differ
+only in the count ``A`` at the split level; their null light counts run from ``n_lo`` (the last
+child) to ``n_hi`` (the first), the changed-user count ``m`` is shared.  ``Y``, ``p_2``, ``p_3``
+are sums of nonnegative terms of i.i.d. outputs, so with ``n`` outputs taken as the first ``n``
+of one sequence ``Y_(n_lo) <= Y_n <= Y_(n_hi)`` pathwise (and the same for ``p_2``, ``p_3``):
+the box made of ``n_lo``'s lower and ``n_hi``'s upper Chernoff levels fails, for every child,
+with mass at most the two laws' failure bounds summed, and
+
+    P[Y_(n_lo) > s_dn] <= P[Y_n > s_dn],      P[Y_n >= s_up] <= P[Y_(n_hi) >= s_up].
+
+Each child keeps its own ``E_H``, its own certified points ``s_dn``, ``s_up`` over the shared
+box set (certified monotone as above) and its own mass: the group's width is the children's
+enclosure widths, not ``D (f(last) - f(first))``.  At ``L = 40``, ``N = 10^7``, ``k = 64``,
+``q = 0.3643``, ``tol = 1e-5`` the last split's groups fall from 8.6e-4 to 5e-6 of the width
+(``benchmarks/RESULTS.md``, kbig6).
+
+**Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
+another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
+outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
+the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
+grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
+``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 10^8`` null
+outputs (``k >= 10`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
+mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
+18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves); ``q = 0.34``: 70.3 -> 43.1 CPU
+s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way (``benchmarks/RESULTS.md``).
+
+**Small q (eta near 1).**  Clipping every weight at a cap, ``w -> min(w, w_cap)``, lowers ``R``
+pointwise (``e_k`` has nonnegative coefficients and is linear in each weight), so
+``P[R <= lam] <= P[R_clip <= lam]``, and with ``w_cap`` the top light level's weight ``R_clip`` is a
+statistic of light outputs only.  Checked, not used: at ``L = 40``, ``N = 10^7`` the heavy levels
+carry a large share of ``E p_1 = sum pi1`` (000 (3.5)): 44 % at ``q = 0.30``, ``k = 16`` (31 % at
+``k = 200``), so ``E p_1`` of the clipped law is 0.59 (0.72) and ``R_clip ~ 0.59^16 = 2e-4`` (``7e-30``)
+is far below ``lam = e^2``: the bound is 1.  The same coupling, applied after the heavy levels
+that matter are placed, is the node decision below ("every unplaced output lowered to the light
+law").  A relative budget for those decisions (decide a node when its Chernoff failure ``B`` is
+below ``tol``, total width ``<= tol``) was tried and never fired at ``q = 0.30``, ``k = 16``: the
+undecided nodes fail the coupling, not the deviation count.  What the small-q end costs instead
+is the certificate of monotonicity (its margin, now given up after repeated failures:
+``MARGIN_TRIES``), the leaves and the groups' width (``benchmarks/RESULTS.md``, kq30).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from math import comb
+
+from flint import arb, arb_poly, ctx
+
+from ...core.errors import CapacityError, PrecisionError
+from ...engine.largen import K_SMOOTH, pmf_window, split_plan
+from ...model.mechanism import Mechanism
+from . import integral, settings
+from .arbs import exact_arb, float_hi
+from .bracket import NodePoly, Threshold, alpha_at
+from .floats import NO_SCREEN, ArbGuesses, FloatGuesses, LoScreen, PlainScreen, SeriesFloat, log_coeffs, \
+    log_newton, plain_log
+from .laws import LightLaws
+from .series import Boxes, Series
+
+
+class Walk(LightLaws):
+    """One certified walk: ``P[R > lam]`` (``upper``) or ``P[R < 1/lam]`` (not ``upper``) under
+    the law with the changed user (``changed``: ``k(N - 1)`` null outputs and ``k`` of law
+    ``pi1``) or the null law (all ``kN`` null).  By default both follow the pair's direction
+    (forward: changed, upper; reverse: null, lower: :func:`kfourier_eta`); the other two
+    combinations are the second etas of :func:`kfourier_delta`.
+
+    The law enters only through the counts ``n_users``, ``m_users`` (every node and light law
+    carries its own null and changed-user counts), the side only through the threshold ``thr``
+    and the conversion of the bounds of ``P[R > thr]`` (:meth:`add_up_exact`,
+    :meth:`add_dn_exact`, :meth:`flush_bin`).  The shortcuts hold for every combination: the
+    node decisions and :meth:`bound_group` bound ``P[R > thr | node]`` by Chernoff bounds of the
+    node's own light / rest laws (any counts ``n``, ``m``) and by couplings of the outputs' levels
+    (``e_k`` nondecreasing in every weight, whatever the law); the series' monotonicity in ``Y``
+    is a property of ``R`` as a function; the lower side is ``1 - P[R >= thr]``, from the same
+    bounds with lower and upper exchanged."""
+
+    def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
+                 alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
+                 upper: bool | None = None, extra_light: int | None = None):
+        self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
+        self.changed = red.forward if changed is None else bool(changed)
+        self.upper = red.forward if upper is None else bool(upper)
+        N, k, d = red.N, red.k, red.d
+        self.k = k
+        mech = Mechanism(d, q)
+        M = k * N
+        self.M = M
+        self.n_users = k * (N - 1) if self.changed else k * N
+        self.m_users = k if self.changed else 0
+        plan = split_plan(mech, M)
+        self.plan = plan
+        self.light, self.heavy = list(plan.light), list(plan.heavy)
+        # the lowest heavy level(s) back to the light law where many heavy levels remain:
+        # their counts are Poisson-like with a sizeable mean, so enumerating them spreads the
+        # mass over many small nodes, while their weights are small enough for the bracket
+        if extra_light is None:
+            extra_light = settings.EXTRA_LIGHT if k < settings.EXTRA_LIGHT_MAX_K else 0
+        self.extra_light = extra_light
+        for _ in range(extra_light):
+            if len(self.heavy) >= 6:
+                self.light.append(self.heavy.pop())
+        ctx.prec = prec
+        self.pi0 = [exact_arb(x) for x in mech.pi0]
+        self.pi1 = [exact_arb(x) for x in mech.pi1]
+        self.w = [exact_arb(x / M) for x in mech.c]
+        self.wl = [self.w[l] for l in self.light]
+        self.w2 = [x * x for x in self.wl]
+        self.wmax = self.wl[-1]
+        t0 = sum((self.pi0[l] for l in self.light), arb(0))
+        t1 = sum((self.pi1[l] for l in self.light), arb(0))
+        self.pl0 = [self.pi0[l] / t0 for l in self.light]
+        self.pl1 = [self.pi1[l] / t1 for l in self.light]
+        self.cum0, self.cum1 = {}, {}
+        r0 = r1 = arb(0)
+        for l in range(d + 1):
+            r0 += self.pi0[l]
+            r1 += self.pi1[l]
+            self.cum0[l], self.cum1[l] = r0, r1
+        if lam is not None:
+            L_ = exact_arb(Fraction(lam))
+        else:
+            L_ = exact_arb(Fraction(eps)).exp()
+        self.thr = L_ if self.upper else 1 / L_
+        # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
+        # cancels to first order (module doc), so the bracket's width in p_2 shrinks
+        xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
+        self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
+        self.series = settings.ENCLOSURE == "series" and not pilot
+        self.w3 = [x * x * x for x in self.wl]
+        self.regions = []
+        self.b = 0                              # the current bin of tau (series)
+        fine = k < settings.FINE_MAX_K
+        self.tau_bin = settings.TAU_BIN if fine else settings.TAU_BIN_LARGE_K
+        self.series_split = settings.SERIES_SPLIT if fine else settings.SERIES_SPLIT_LARGE_K
+        self.tau_refine = settings.TAU_REFINE and fine
+        if self.series:
+            # Y = sum log(1 + tau w) / tau, tau = 2 alpha (module doc), tau w_max <= 1/2;
+            # bins tau_b = tau_0 (1 + TAU_BIN)^b, each leaf in the bin nearest its own tau
+            self.alpha = arb(0)
+            self.tau_max = 0.5 / float(self.wmax.upper())
+            self.tau0 = min(2 * alpha, self.tau_max)
+            self.bins = {}
+            self.add_bin(0)
+        else:
+            # any alpha >= 0 with alpha w_max < 1 is valid; a caller's is kept below 1 / (2 w_max)
+            self.alpha = arb(min(alpha, 0.5 / float(self.wmax.upper())))
+            self.bins = {0: (arb(0), [x - self.alpha * x * x for x in self.wl], arb(0))}
+        self.kappa = arb(M) ** k / arb(comb(M, k))
+        self.n_slack = min(self.n_users // 2, 10_000)
+        x = settings.N_GRID_REL * math.sqrt(self.n_users)
+        self.n_grid = 2 ** int(math.floor(math.log2(x))) if x >= 2 and self.n_users >= settings.N_GRID_FROM else 1
+        self.leaf_tol = tol * settings.LEAF_FRACTION
+        # an undecided child of mass below this is dropped: tol, tol * PENULT_FRACTION for the
+        # children of the second-to-last split (they are split once more, into leaves), and
+        # leaf_tol at the last split
+        nh = len(self.heavy)
+        pf = settings.PENULT_FRACTION if k < settings.PENULT_FROM_K else settings.PENULT_FRACTION_LARGE_K
+        self.drop_below = [tol if i + 1 < nh - 1 else tol * pf if i + 1 == nh - 1 else self.leaf_tol
+                           for i in range(nh)]
+        self.eps_int = tol / 4
+        self.tol_f = tol * settings.TOL_FAIL
+        self.margin = [0, 0]                   # ensure_monotone: margin checks passed, failed
+        self.laws = {}
+        self.nodes = 0
+        self.dropped = arb(0)
+        self.drop_stats = {}                   # heavy index -> [undecided children dropped, their mass]
+        self.fail = arb(0)
+        self.hi = arb(0)
+        self.lo = arb(0)
+        self.pend = {}                         # bin -> (pending up items, pending dn items)
+        self.fourier = 0
+        self.sg_base = plan.sigma_light
+        self.decay = {}
+        self.gtail = arb(0.5) * (arb(K_SMOOTH) / arb(2).sqrt()).erfc()
+        self._lkappa = self._lthr = None
+        self.leaf_kids = False                 # bound_group: the children are leaves
+        self.hull_items = 0                    # children bounded by hull_group
+
+    def leaf_bin(self, E, x0) -> int:
+        """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
+        cancelling value at its threshold point; floats, it only chooses the statistic)."""
+        if self.tau0 <= 0 or self.tau_bin <= 0:
+            return 0
+        th = Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
+        try:
+            if settings.GUESS_FLOATS:
+                scr = self._screen(E)
+                x = log_newton(lambda y: plain_log(scr.logE, scr.lk, self.k, y), scr.lthr, x0)
+            else:
+                x = th.root(th.up, self.thr, x0)
+            a = alpha_at(th, self.k, x)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return 0
+        if not (a and a > 0 and math.isfinite(a)):
+            return 0
+        tau = min(2 * a, self.tau_max)
+        b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
+        b = max(-200, min(b, 200))
+        while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
+            b -= 1
+        self.add_bin(b)
+        return b
+    # ----------------------------------------------------------------- walk
+    def run(self):
+        stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1))]
+        k = self.k
+        while stack:
+            idx, n_rem, m_rem, poly, P = stack.pop()
+            self.nodes += 1
+            if self.nodes > self.max_nodes:
+                raise CapacityError(f"kfourier: the heavy enumeration exceeds {self.max_nodes} nodes; "
+                                    "ask for fewer digits")
+            if n_rem < self.n_users - self.n_slack:
+                raise CapacityError("kfourier: the heavy levels hold too many outputs; use the tree")
+            if idx == len(self.heavy):
+                self.leaf(n_rem, m_rem, poly, P)
+                continue
+            l = self.heavy[idx]
+            nxt = self.heavy[idx + 1] if idx + 1 < len(self.heavy) else self.light[-1]
+            th0 = self.pi0[l] / self.cum0[l]
+            vals0, tail0 = pmf_window(n_rem, th0, float(th0), self.tol * 1e-3)
+            self.dropped += P * arb(tail0)
+            if m_rem > 0:
+                th1 = self.pi1[l] / self.cum1[l]
+                vals1, tail1 = pmf_window(m_rem, th1, float(th1), self.tol * 1e-3)
+                self.dropped += P * arb(tail1)
+            else:
+                vals1 = [(0, arb(1))]
+            wl = self.w[l]
+            runs = {}                  # B -> runs of consecutive dropped children (ascending A)
+            for A, pA in vals0:
+                PA = P * pA
+                if float_hi(PA) < self.tol * 1e-6:
+                    self.dropped += PA
+                    continue
+                for B, pB in vals1:
+                    Pk = PA * pB
+                    if float_hi(Pk) < self.tol * 1e-6:
+                        self.dropped += Pk
+                        continue
+                    c = A + B
+                    npoly = poly
+                    if c:
+                        npoly = poly * _binom_poly(wl, c, k)
+                        cf = npoly.coeffs()[:k + 1]
+                        npoly = arb_poly(cf)
+                    # every child is first offered to the cheap decision; only an
+                    # undecided one of mass >= tol is expanded (else dropped)
+                    rb = runs.setdefault(B, [[]])
+                    if self.decide(nxt, n_rem - A, m_rem - B, npoly, Pk):
+                        if rb[-1]:
+                            rb.append([])
+                        continue
+                    if float_hi(Pk) < self.drop_below[idx]:
+                        st = self.drop_stats.setdefault(idx, [0, 0.0])
+                        st[0] += 1
+                        st[1] += float(Pk)
+                        if settings.PARTIAL_DROP:
+                            rb[-1].append((n_rem - A, m_rem - B, npoly, Pk))
+                        else:
+                            self.dropped += Pk
+                        continue
+                    if rb[-1]:
+                        rb.append([])
+                    stack.append((idx + 1, n_rem - A, m_rem - B, npoly, Pk))
+            self.leaf_kids = idx + 1 == len(self.heavy)
+            for rb in runs.values():
+                for items in rb:
+                    if items:
+                        self.bound_group(nxt, items, 0)
+        self.flush()
+
+    def bound_group(self, l, items, depth):
+        """Children of one node too light to expand (same changed-user count, ascending count
+        ``A`` at the split level): ``f(A) = P[R > thr | A]`` is nondecreasing in ``A`` (couple
+        the ``A + 1``-th output at the split level with one below it: every weight is at most
+        the split level's, and ``e_k`` is nondecreasing in every weight), so the group's mass
+        ``D`` contributes ``D f(first)`` and ``D f(last)`` at most: a lower bound of ``f`` at
+        its first child and an upper bound at its last (:meth:`side_bounds`), each child's
+        mass else entering the width whole.  A group whose bounds leave more than
+        ``GROUP_SPLIT`` of its mass open is cut in halves (``GROUP_DEPTH`` times)."""
+        D = sum((it[3] for it in items), arb(0))
+        n, m, poly, _ = items[0]
+        lo = self.side_bounds(l, n, m, poly, lower=True)
+        n, m, poly, _ = items[-1]
+        up = self.side_bounds(l, n, m, poly, lower=False)
+        f_lo = 1 - float_hi(lo[0]) if lo else 0.0
+        f_up = float_hi(up) if up is not None else 1.0
+        if (settings.GROUP_HULL and self.series and self.leaf_kids
+                and float_hi(D) * (f_up - f_lo) > self.tol * settings.HULL_OPEN):
+            self.hull_group(items)
+            return
+        if len(items) > 1 and depth < settings.GROUP_DEPTH and f_up - f_lo > settings.GROUP_SPLIT:
+            h = len(items) // 2
+            self.bound_group(l, items[:h], depth + 1)
+            self.bound_group(l, items[h:], depth + 1)
+            return
+        if lo:
+            self.fail += D * lo[1]
+            self.add_dn_exact(D, 1 - arb(float_hi(lo[0])))
+        else:
+            self.add_dn_exact(D, arb(0))
+        self.add_up_exact(D, arb(float_hi(up)) if up is not None else arb(1))
+
+    def hull_group(self, items):
+        """A group of the last split's children (leaves; ascending count ``A`` at the split
+        level, so descending null count ``n``, one changed-user count ``m``) bounded item by
+        item with one shared light law pair and one box set (module doc, "hull"): the light
+        statistic ``Y``, ``p_2``, ``p_3`` of ``n`` outputs lie between those of ``n_lo`` and
+        ``n_hi`` outputs (the group's last and first counts) pathwise, so the box from
+        ``n_lo``'s lower and ``n_hi``'s upper Chernoff levels fails with mass at most the two
+        laws' failure bounds, and ``P[Y_(n_lo) > s] <= P[Y_n > s] <= P[Y_(n_hi) > s]``."""
+        k = self.k
+        n_hi, m = items[0][0], items[0][1]
+        n_lo = items[-1][0]
+
+        def coeffs(poly):
+            cf = poly.coeffs()
+            return [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
+        self.b = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
+        try:
+            law_hi, _, P2hi, (_, _, ymax, _), f_hi = self.law(n_hi, m)
+            law_lo, P2lo, _, (_, ymin, _, _), f_lo = self.law(n_lo, m)
+            P3lo = self.laws[("p3", n_lo, m)][0]
+            P3hi = self.laws[("p3", n_hi, m)][1]
+            below = None
+            if settings.P3_BELOW:
+                # B_2, B_3 of n outputs between n_lo's and n_hi's pathwise, like p_2, p_3
+                (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
+                (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
+                below = (b2lo, b2hi, b3lo, b3hi)
+            boxes = Boxes(self.make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=self.beta))
+            for box in boxes:
+                self.ensure_monotone(box, ymin, ymax)
+            fail = f_hi + f_lo
+            for n, _, poly, P in items:
+                self.fail += P * fail
+                self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
+                                   dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
+                self.hull_items += 1
+        finally:
+            self.b = 0
+
+    def _alpha_p2(self, P2hi) -> float:
+        """``alpha P2hi`` (float, upper end): ``x = y + alpha p_2 <= y + alpha P2hi``."""
+        return float_hi(self.alpha * P2hi) if not self.alpha.is_zero() else 0.0
+
+    def _screen(self, E):
+        """Float screens of the arb checks in :meth:`decide` and :meth:`side_bounds`
+        (:class:`PlainScreen`); off with ``GUESS_FLOATS``."""
+        if not settings.GUESS_FLOATS:
+            return NO_SCREEN
+        if self._lkappa is None:
+            self._lkappa = float(self.kappa.log().mid())
+            self._lthr = float(self.thr.log().mid())
+        return PlainScreen(log_coeffs(E), self._lkappa, self.k, self._lthr)
+
+    def _lo_screen(self, scr, P2lo, P2hi):
+        """The float screen of the Bonferroni ``Lo`` checks (:class:`LoScreen`) beside ``scr``
+        (the same heavy polynomial); off with ``GUESS_FLOATS`` or ``LO_SCREEN``."""
+        if not (settings.GUESS_FLOATS and settings.LO_SCREEN) or scr is NO_SCREEN:
+            return NO_SCREEN
+        return LoScreen(scr.logE, scr.lk, self.k, scr.lthr, P2lo=P2lo, P2hi=P2hi,
+                         alpha=float(self.alpha))
+
+    def side_bounds(self, l, n, m, poly, *, lower: bool):
+        """One side of :meth:`decide` at fewer deviations (``PARTIAL_Z``, the first that
+        decides): ``lower``: ``(B, fail)`` with ``P[R > thr] >= 1 - B`` up to the light law's
+        failure mass ``fail`` (``Lo`` of the light sum above the threshold at ``mean - z sd``,
+        ``B`` the Chernoff bound below it); else ``B`` with ``P[R > thr] <= B`` (``Up0`` of the
+        rest's sum below the threshold at ``mean + z sd``); ``None`` when no ``z`` decides."""
+        k, thr = self.k, self.thr
+        cf = poly.coeffs()
+        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        if self.alpha.is_zero() and settings.NODE_POLY:
+            return self._side_bounds_poly(l, n, m, NodePoly(E, self.kappa, k), lower)
+        scr = self._screen(E)
+        if lower:
+            law, P2lo, P2hi, xstar, fail = self.law(n, m)
+            th = None
+            lscr = self._lo_screen(scr, P2lo, P2hi)
+            for z in settings.PARTIAL_Z:
+                xz = law.meanf - z * law.sdf
+                if xz > 0 and not scr.below(xz + self._alpha_p2(P2hi)) and not lscr.below(xz):
+                    if th is None:
+                        th = Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+                    if not th.lo(arb(xz)) > thr:
+                        continue
+                    return self._partial_lo(law, n, m, z, xz, fail)
+            return None
+        rl = self.rest_law(l, n, m)
+        th0 = Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
+        for z in settings.PARTIAL_Z:
+            xz = rl.meanf + z * rl.sdf
+            if not scr.above(xz) and th0.up(arb(xz)) < thr:
+                return self._partial_up(rl, l, n, m, z, xz)
+        return None
+
+    def _partial_lo(self, law, n, m, z, xz, fail):
+        """:meth:`side_bounds`' lower side decided at ``z`` deviations: ``(B, fail)`` with ``B``
+        the (cached) Chernoff bound of ``P[light sum <= xz]``; ``None`` when ``B`` is trivial."""
+        key = ("plo", n, m, z)
+        if key not in self.laws:
+            self.laws[key] = law.chernoff(xz, False)[0]
+        B = self.laws[key]
+        return (B, fail) if B < 1 else None
+
+    def _partial_up(self, rl, l, n, m, z, xz):
+        """:meth:`side_bounds`' upper side decided at ``z`` deviations: the (cached) Chernoff
+        bound of ``P[rest's sum >= xz]``; ``None`` when it is trivial."""
+        key = ("pup", l, n, m, z)
+        if key not in self.laws:
+            self.laws[key] = rl.chernoff(xz, True)[0]
+        B = self.laws[key]
+        return B if B < 1 else None
+
+    def _side_bounds_poly(self, l, n, m, npoly, lower):
+        """:meth:`side_bounds` with the checks of :class:`NodePoly` (``alpha = 0``)."""
+        thr = self.thr
+        if lower:
+            law, P2lo, P2hi, xstar, fail = self.law(n, m)
+            for z in settings.PARTIAL_Z:
+                xz = law.meanf - z * law.sdf
+                if xz > 0 and npoly.lo(xz, P2hi) > thr:
+                    return self._partial_lo(law, n, m, z, xz, fail)
+            return None
+        rl = self.rest_law(l, n, m)
+        for z in settings.PARTIAL_Z:
+            xz = rl.meanf + z * rl.sdf
+            if npoly.up0(xz) < thr:
+                return self._partial_up(rl, l, n, m, z, xz)
+        return None
+
+
+    def decide(self, l, n, m, poly, P) -> bool:
+        """Decide a partial node (levels ``> l`` placed) when the rest cannot move
+        ``R`` across the threshold except with mass below ``tol * 1e-2``:
+
+        * surely ``Lo > thr``: every unplaced output lowered to the light law
+          (stochastically smaller; ``e_k`` is nondecreasing in every weight) and
+          ``Lo`` of the light sum at ``mean - 8 sd`` above the threshold;
+        * surely ``Up0 < thr``: ``e_k <= sum_i e_i(H) p_1^(k-i) / (k-i)!`` with
+          ``p_1`` the unplaced outputs' sum, at ``mean + 8 sd`` of its law."""
+        k, thr = self.k, self.thr
+        pm = float_hi(P)
+        cf = poly.coeffs()
+        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        law, P2lo, P2hi, xstar, fail = self.law(n, m)
+        xz = law.meanf - 8 * law.sdf
+        if self.alpha.is_zero() and settings.NODE_POLY:
+            # the series walk: both checks as two polynomials each (NodePoly), no screens
+            scr, npoly = NO_SCREEN, NodePoly(E, self.kappa, k)
+            lo_ok = lambda y: npoly.lo(y, P2hi) > thr               # noqa: E731
+            up_ok = lambda y: npoly.up0(y) < thr                    # noqa: E731
+        else:
+            scr = self._screen(E)
+            lscr = self._lo_screen(scr, P2lo, P2hi)
+
+            def lo_ok(y):
+                if scr.below(y + self._alpha_p2(P2hi)) or lscr.below(y):
+                    return False
+                th = Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+                return th.lo(arb(y)) > thr
+
+            def up_ok(y):
+                th0 = Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
+                return th0.up(arb(y)) < thr
+        if xz > 0:
+            if lo_ok(xz):
+                key = ("dlo", n, m)
+                if key not in self.laws:
+                    self.laws[key] = law.chernoff(xz, False)[0]
+                B = self.laws[key]
+                if pm * float_hi(B) < self.tol * 1e-2:
+                    Bu = arb(float_hi(B))
+                    self.fail += P * fail
+                    self.add_dn_exact(P, 1 - Bu)
+                    self.add_up_exact(P, arb(1))
+                    return True
+        rl = self.rest_law(l, n, m)
+        xz = rl.meanf + 8 * rl.sdf
+        if scr.above(xz):
+            return False
+        if up_ok(xz):
+            key = ("dup", l, n, m)
+            if key not in self.laws:
+                self.laws[key] = rl.chernoff(xz, True)[0]
+            B = self.laws[key]
+            if pm * float_hi(B) < self.tol * 1e-2:
+                Bu = arb(float_hi(B))
+                self.add_up_exact(P, Bu)
+                self.add_dn_exact(P, arb(0))
+                return True
+        return False
+
+    def leaf(self, n, m, poly, P):
+        k = self.k
+        cf = poly.coeffs()
+        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        law, P2lo, P2hi, xstar, fail = self.law(n, m)
+        if self.series:
+            return self.series_leaf(n, m, E, P)
+        th = Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
+        thr = self.thr
+        self.fail += P * fail
+        if self.pilot:
+            self.pilot_leaf(th, law, P)
+            return
+        # s_dn: Lo(s_dn) > thr
+        if th.lo(arb(0)) > thr:
+            s_dn = None                      # P[x > s_dn] = 1
+        else:
+            x = th.root(th.lo_end, thr, law.meanf)
+            s_dn = None
+            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+                c = arb(x * (1 + dlt))
+                if th.lo(c) > thr:
+                    s_dn = c
+                    break
+            if s_dn is None:
+                raise PrecisionError("kfourier: cannot certify a threshold point (Lo)")
+        # s_up: Up(s_up) < thr, s_up >= x*
+        xs = arb(xstar)
+        if not th.up(xs) < thr:
+            s_up = None                      # P[x >= s_up] <= 1 only
+        else:
+            x = th.root(th.up_end, thr, law.meanf)
+            s_up = xs
+            for dlt in (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-3):
+                c = arb(x * (1 - dlt))
+                if c > xs and th.up(c) < thr:
+                    s_up = c
+                    break
+        # dn side: need a lower bound of P[x > s_dn]; up side: an upper bound of P[x >= s_up]
+        if s_dn is None:
+            self.add_dn_exact(P, arb(1))
+        else:
+            self.tail(n, m, law, s_dn, P, "dn")
+        if s_up is None:
+            self.add_up_exact(P, arb(1))
+        else:
+            self.tail(n, m, law, s_up, P, "up")
+
+    def series_leaf(self, n, m, E, P):
+        """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
+        ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
+        self.b = self.leaf_bin(E, self.law(n, m)[0].meanf)
+        try:
+            if self.tau_refine:
+                self.b = self.refine_bin(n, m, E)
+            self.series_bin_leaf(n, m, E, P)
+        finally:
+            self.b = 0
+
+    def refine_bin(self, n, m, E) -> int:
+        """The bin nearest the leaf's first-order cancelling ``tau`` from the series itself
+        (module doc, "The choice of tau"): ``tau* = [t^(k-2)] / [t^(k-1)]`` of
+        ``E_H(t) e^(tY) G0(t)`` (the middle box's ``G0``) at the float root of the current bin's
+        lower end.  ``e^(tY) G(t) = prod (1 + t w_j)`` whatever ``tau``, so ``tau*`` is the zero of
+        ``dF/dp_2 = kappa [t^k] E_H e^(tY) G d_2``, ``d_2 = -(t^2 - tau t) / 2``, at that point.
+        A float choice only (any ``tau`` gives a valid enclosure); the current bin where it
+        fails."""
+        b0 = self.b
+        if self.tau0 <= 0 or self.tau_bin <= 0 or self.k < 3:
+            return b0
+        try:
+            law, _, _, (boxes, ymin, _, _), _ = self.law(n, m)
+            th = Series(E, self.kappa, self.k, boxes())
+            y = SeriesFloat(th, law.meanf).root(0, float(self.thr.log().mid()), law.meanf)
+            if not (math.isfinite(y) and y > 0):
+                return b0
+            ya = arb(y)
+            c1 = (th.main_row * th._u(ya, 1))[0, 0]
+            c2 = (th.main_row * th._u(ya, 2))[0, 0]
+            c3 = (th.main_row * th._u(ya, 3))[0, 0]
+            if not (c1 > 0 and c2 > 0):
+                return b0
+            tau = min(float((c2 / c1).mid()), self.tau_max)
+            r3 = float((c3 / c1).mid())
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return b0
+        b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
+        b = max(-200, min(b, 200))
+        while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
+            b -= 1
+        if settings.BETA_STEP > 0 and math.isfinite(r3):
+            # d_3 = t^3 / 3 - (tau^2 / 3 + beta) t cancels at beta = (c_3 / c_1 - tau_b^2) / 3
+            tb = self.tau0 * (1 + self.tau_bin) ** b
+            g = round((r3 / (tb * tb) - 1) / settings.BETA_STEP)
+            g = max(-settings.BETA_MAX, min(g, settings.BETA_MAX))
+            if g:
+                b = (b, g)
+        self.add_bin(b)
+        return b
+
+    def series_bin_leaf(self, n, m, E, P):
+        law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
+        boxes = boxes()
+        for box in boxes:
+            self.ensure_monotone(box, ymin, ymax)
+        self.fail += P * fail
+        self.series_points(E, boxes, ymin, ymax, law.meanf,
+                           dn=(n, m, law, P), up=(n, m, law, P))
+
+    def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
+        """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
+        power-sum ``boxes`` (certified monotone on ``[ymin, ymax]``; the caller adds the failure
+        mass): ``dn = (n, m, law, P)`` takes ``P[R > thr] >= P[Y > s_dn]`` with ``Y`` of that
+        law, ``up`` ``P[R > thr] <= P[Y >= s_up]``; ``None`` skips a side."""
+        th = Series(E, self.kappa, self.k, boxes)
+        thr = self.thr
+        a0, a1 = arb(ymin), arb(ymax)
+        g = FloatGuesses(th, y0, thr, ymin) if settings.GUESS_FLOATS else ArbGuesses(th, y0, thr)
+        if dn is None:
+            pass
+        elif g.may_pass_lo(ymin) and th.lo(a0) > thr:
+            self.add_dn_exact(dn[3], arb(1))      # Y <= Ymin lies in the failure event
+        else:
+            x = g.root_lo()
+            s_dn = None
+            for dlt in settings.STEPS:
+                c = arb(x * (1 + dlt))
+                if not c < a1:
+                    break
+                # a step the float image does not clear by GUESS_CUSHION is not checked in arb
+                # (it would likely fail; skipping it costs a step of width), up to STEP_ALWAYS
+                if dlt < settings.STEP_ALWAYS and not g.clears_lo(float(c)):
+                    continue
+                if th.lo(c) > thr:
+                    s_dn = c
+                    break
+            if s_dn is None:
+                self.add_dn_exact(dn[3], arb(0))  # no certified point below Ymax: bound 0
+            else:
+                n, m, law, P = dn
+                self.tail(n, m, law, s_dn, P, "dn")
+        if up is None:
+            pass
+        elif not g.may_pass_up(ymin):
+            self.add_up_exact(up[3], arb(1))      # (a float far above: the check cannot pass)
+        elif g.may_pass_up(ymax) and th.up(a1) < thr:
+            self.add_up_exact(up[3], arb(0))      # R > thr only on the failure event
+        else:
+            x = g.root_up()
+            s_up = None
+            for dlt in settings.STEPS:
+                c = arb(x * (1 - dlt))
+                if not c > a0:
+                    break
+                if dlt < settings.STEP_ALWAYS and not g.clears_up(float(c)):
+                    continue
+                if th.up(c) < thr:
+                    s_up = c
+                    break
+            # no certified step above Ymin: Ymin itself, checked last (before: first, every leaf)
+            if s_up is None and th.up(a0) < thr:
+                s_up = a0
+            n, m, law, P = up
+            if s_up is None:
+                self.add_up_exact(P, arb(1))
+            else:
+                self.tail(n, m, law, s_up, P, "up")
+
+    def pilot_leaf(self, th, law, P):
+        """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
+        weighted by its mass near the point (floats; it only chooses ``alpha``)."""
+        try:
+            x0 = law.meanf
+            if settings.GUESS_FLOATS:
+                # Newton from the float root of Up0 (near Up's): fewer arb steps, the same root
+                scr = self._screen(th.E)
+                x0 = log_newton(lambda y: plain_log(scr.logE, scr.lk, self.k, y), scr.lthr, x0)
+            x = th.root(th.up, self.thr, x0)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return
+        z = (x - law.meanf) / law.sdf
+        if not math.isfinite(z) or abs(z) > 8:
+            return
+        a = alpha_at(th, self.k, x)
+        if a is not None:
+            wt = float(P) * math.exp(-z * z / 2)
+            self.pilot_num += wt * a
+            self.pilot_den += wt
+
+    def add_up_exact(self, P, A):
+        """``A`` bounds ``P[x >= s_up]`` from above, for a node of mass ``P``."""
+        if self.upper:
+            self.hi += P * A
+        else:
+            self.lo += P * (1 - A)
+
+    def add_dn_exact(self, P, A):
+        """``A`` bounds ``P[x > s_dn]`` from below."""
+        if self.upper:
+            self.lo += P * A
+        else:
+            self.hi += P * (1 - A)
+
+    def tail(self, n, m, law, s: arb, P, side):
+        z = (float(s) - law.meanf) / law.sdf
+        pm = float_hi(P)
+        # a Chernoff bound ~ e^(-z^2/2) can decide only beyond this many deviations
+        z_need = math.sqrt(2 * max(math.log(pm * 100 / self.tol), 0.0)) - 1.0
+        if abs(z) > max(3.0, z_need):
+            above = z > 3
+            sf = float(s)
+            B, _ = law.chernoff(sf * (1 - 1e-15) if above else sf * (1 + 1e-15), above)
+            if pm * float_hi(B) < self.tol * 1e-2:
+                Bu = arb(float_hi(B))
+                if side == "up":
+                    self.add_up_exact(P, Bu if above else arb(1))
+                else:
+                    self.add_dn_exact(P, arb(0) if above else 1 - Bu)
+                return
+        if self.n_grid > 1:
+            # fewer distinct laws in the integral (its cost grows with them): a lower bound of
+            # P[Y > s] from fewer null outputs, an upper bound of P[Y >= s] from more (module doc)
+            n_min = max(2, self.n_users - self.n_slack)
+            g = self.n_grid
+            if side == "up":
+                n = -(-n // g) * g
+            elif n >= n_min:
+                n = max(n // g * g, n_min)
+        self.pend.setdefault(self.b, ([], []))[0 if side == "up" else 1].append((n, m, s, P))
+        self.fourier += 1
+
+    # ----------------------------------------------------------------- Fourier
+    def flush(self):
+        """One Gil-Pelaez integral per bin of the light statistic."""
+        for b in sorted(self.pend, key=lambda b: b if isinstance(b, tuple) else (b, 0)):
+            self.b = b
+            self.pend_up, self.pend_dn = self.pend[b]
+            self.flush_bin()
+        self.b = 0
+
+    def flush_bin(self):
+        items = self.pend_up + self.pend_dn
+        if not items:
+            return
+        n0 = min(n for n, _, _, _ in items)
+        # the smoothing for the light laws with at least n0 null outputs (module doc of integral)
+        a, sg, U1, T1, T2 = integral.smoothing(self.law(n0, 0)[0], n_min=max(2, self.n_users - self.n_slack),
+                                               sg_base=self.sg_base, tol=self.tol, eps_int=self.eps_int,
+                                               decay=self.decay, key=self.b)
+        aa = arb(a)
+        if self.pend_up:
+            W = sum((P for *_, P in self.pend_up), arb(0))
+            S = self.mix([(n, m, s - aa, P) for n, m, s, P in self.pend_up], sg, U1, T1, W)
+            # sum P P[x >= s] <= S + W Q
+            if self.upper:
+                self.hi += S + W * self.gtail
+            else:
+                self.lo += W - S - W * self.gtail
+        if self.pend_dn:
+            W = sum((P for *_, P in self.pend_dn), arb(0))
+            S = self.mix([(n, m, s + aa, P) for n, m, s, P in self.pend_dn], sg, U1, T1, W)
+            # sum P P[x > s] >= S - W Q
+            if self.upper:
+                self.lo += S - W * self.gtail
+            else:
+                self.hi += W - S + W * self.gtail
+
+    def mix(self, items, sg, U1, T1, W):
+        """Certified ``sum P P[V > x]`` over ``(n, m, x, P)`` of the current bin
+        (:func:`~exactdp.reductions.kfourier.integral.mixture_tail` with this walk's laws)."""
+        return integral.mixture_tail(items, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
+                                     pl1=self.pl1, sg=sg, U1=U1, T1=T1, W=W, eps_int=self.eps_int,
+                                     tol=self.tol, prec=self.prec)
+
+
+def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
+    """``(1 + w t)^c`` truncated at degree ``k``."""
+    cf = [arb(1)]
+    b = 1
+    for j in range(1, min(c, k) + 1):
+        b = b * (c - j + 1) // j
+        cf.append(arb(b) * w ** j)
+    return arb_poly(cf)
