@@ -53,7 +53,6 @@ _LN2 = math.log(2.0)
 _LGAM = {}
 
 
-
 def _lgam(k):
     """``[log 0!, ..., log k!]`` (numpy, cached)."""
     if k not in _LGAM:

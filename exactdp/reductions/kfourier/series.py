@@ -99,7 +99,7 @@ CPU.  Two changes instead:
 
 *Off by default* (``FINE_MAX_K = 0``, ``P3_BELOW = False``; opt in with ``FINE_MAX_K = 64``,
 ``P3_BELOW = True``): at ``k = 8``, ``tol = 1e-7`` (``test_deployment_scale_k8``) the walk took
-580 s, 97 % in :meth:`walk.Walk.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
+580 s, 97 % in :meth:`laws.LightLaws.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
 from law to law, so a certified region no longer serves its neighbours and every law pays its own
 certificate.  Sharing the certificate (e.g. one region per bin over the untied ``p_3`` range, which
 contains every tied box) is the next step.

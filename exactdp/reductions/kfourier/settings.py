@@ -53,7 +53,7 @@ TAYLOR_REM = 1e-16
 #: the mass outside the ``p_2`` (and ``p_1 < x*``) levels, per light law, as a fraction of ``tol``
 TOL_FAIL = 1e-2
 
-#: :meth:`walk.Walk.ensure_monotone` stops trying the region's margin after this many failures, if
+#: :meth:`laws.LightLaws.ensure_monotone` stops trying the region's margin after this many failures, if
 #: they outnumber the passes this many times: the check at ``Ymin`` itself is then asked first
 MARGIN_TRIES = 20
 MARGIN_RATIO = 4
@@ -112,7 +112,7 @@ BETA_STEP = 0.03
 BETA_MAX = 16
 
 #: each series box's ``p_3`` range from its ``p_2`` range and the Chernoff levels of the light
-#: outputs below the top light level (:meth:`walk.Walk.below_levels`, module doc "p_3 from p_2")
+#: outputs below the top light level (:meth:`laws.LightLaws.below_levels`, module doc "p_3 from p_2")
 P3_BELOW = False
 
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
