@@ -42,8 +42,15 @@ union.  *Monotonicity in Y*: ``dF/dY = kappa sum_m e_(k-m)(H) D_(m-1)``, ``D_j =
 and ``e_i(H) >= 0``; ``D_j >= 0`` (``j < k``) for every ``Y >= Ymin`` follows from
 ``D_j(Ymin') >= 0`` at one point ``Ymin' <= Ymin`` (``dD_j/dY = D_(j-1)``, ``D_0 = 1``: induction
 on ``j``), certified in arb (same Taylor form) over a box 25 % wider, once per region (every
-light law inside it reuses the check).  So on the event ``F`` is nondecreasing
-in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
+light law inside it reuses the check).  *Sharing*: the check at ``Ymin'`` over a region box ``B``
+proves ``D_j(Ymin', p) >= 0`` for every power-sum point ``p`` of ``B`` (its intervals of
+``p_2 .. p_I``, the caps ``p_i <= min(w_max^(i-3) P3hi, w_max^(i-2) P2hi)`` of the rest) and every
+statistic ``(tau, beta)`` in ``B``'s balls (the Taylor form is evaluated in arb with them); a law's
+box ``B'`` with every interval, cap and ball inside ``B``'s (:meth:`Box.contains`, in arb) has
+only such points, so with ``Ymin' <= Ymin`` of that law the certificate is its own.  (Balls are
+compared by containment: ``beta = g BETA_STEP tau^2 / 3`` is an inexact ball, not ``==`` even to
+itself, which had made every law with ``beta != 0`` pay its own certificate.)  So on the event
+``F`` is nondecreasing in ``Y``, and points ``s_dn`` (``F_lo(s_dn) > lam``) and ``s_up`` (``F_up(s_up) < lam``) give the
 bounds above with ``Y`` in place of ``x`` (``Y <= Ymin`` and ``Y >= Ymax`` lie in the failure event).
 *The choice of tau*: ``d_2 = -(t^2 - tau t) / 2`` vanishes at the saddle ``t = tau`` of
 ``[t^k] e^(tY) ...``, so ``tau = 2 alpha`` (the first-order cancelling ``alpha`` below at the
@@ -98,11 +105,16 @@ CPU.  Two changes instead:
   156 s (``benchmarks/RESULTS.md``, kwid7).
 
 *Off by default* (``FINE_MAX_K = 0``, ``P3_BELOW = False``; opt in with ``FINE_MAX_K = 64``,
-``P3_BELOW = True``): at ``k = 8``, ``tol = 1e-7`` (``test_deployment_scale_k8``) the walk took
-580 s, 97 % in :meth:`laws.LightLaws.ensure_monotone` — the tied boxes and the ``(tau, beta)`` bins differ
-from law to law, so a certified region no longer serves its neighbours and every law pays its own
-certificate.  Sharing the certificate (e.g. one region per bin over the untied ``p_3`` range, which
-contains every tied box) is the next step.
+``P3_BELOW = True``).  With them the slow test at ``k = 8``, ``tol = 1e-7``
+(``test_deployment_scale_k8``) once took 580 s, 97 % in :meth:`laws.LightLaws.ensure_monotone`:
+not the tied boxes but :meth:`Box.contains` comparing ``beta`` with arb ``==``, false for the
+inexact ball ``g BETA_STEP tau^2 / 3``, so every law with ``beta != 0`` paid its own certificate.
+With the balls compared by containment (*Sharing* above) the certificates fall from 6,912 to 208
+at ``k = 8``, ``tol = 1e-4`` (71 -> 2 CPU s of 92).  What the fine settings still cost is their
+own work (twice the boxes, ``refine_bin``'s series per leaf, more bins and integrals): at
+``k = 8``, ``q = 0.351``, ``tol = 1e-6`` 253 CPU s against 127 (width 6.8e-4 -> 5.9e-4), at
+``k = 16`` 122 against 37 (8.3e-4 -> 2.3e-4): more than the 1.3x the switch was to be worth, so
+they stay off (``benchmarks/RESULTS.md``, fine).
 
 The series enclosure's width grows with ``k`` through the second-order term
 ``~ k^3 (P2hi - P2lo)^2`` (relative in ``R``) of the top light levels' spread ``p_2``; the
@@ -256,9 +268,14 @@ class Box:
         return out
 
     def contains(self, other: "Box") -> bool:
-        return (self.k == other.k and self.tau == other.tau and self.vars == other.vars
-                and self.beta == other.beta
-                and float_hi(other.P2hi) <= float(self.P2hi.lower()) and float_hi(other.P3hi) <= float(self.P3hi.lower())
+        """Every power-sum point of ``other`` is one of this box's, for a statistic ``(tau,
+        beta)`` in this box's balls: a certificate over this box (:func:`monotone_pieces`)
+        serves ``other``.  The balls by containment, not ``==`` (an inexact ball, e.g. ``beta =
+        g BETA_STEP tau^2 / 3``, is not ``==`` even to itself: no region would serve a law); the
+        caps in arb (``<=``: every point of one below every point of the other)."""
+        return (self.k == other.k and self.vars == other.vars
+                and self.tau.contains(other.tau) and self.beta.contains(other.beta)
+                and other.P2hi <= self.P2hi and other.P3hi <= self.P3hi
                 and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
                         for i in self.vars))
 

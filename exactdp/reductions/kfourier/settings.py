@@ -97,8 +97,8 @@ TAU_BIN_LARGE_K = 0.02
 #: TAU_BIN, TAU_REFINE and SERIES_SPLIT (finer) below this k; from it the cheaper settings
 #: (at L = 40, N = 10^7, k = 128, q = 0.3684, tol = 1e-5 the fine ones gave relative width
 #: 1.6e-2 -> 1.26e-2 at 171 -> 386 CPU s: the hull groups' boxes, twice as many).  Off (0) by
-#: default, like P3_BELOW: with them (64, True) the slow test at k = 8, tol = 1e-7 took 580 s,
-#: 97 % in ensure_monotone (module doc, "What the series enclosure's width is made of")
+#: default, like P3_BELOW: with them (64, True) k = 8, tol = 1e-6 costs 2.0x the CPU (k = 16:
+#: 3.3x; the certificates are shared since session 7; series module doc, "Off by default")
 FINE_MAX_K = 0
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
