@@ -75,3 +75,37 @@ def test_unknown_method_is_a_clear_error():
     d = from_randomized_response(100, 3, "1/4")
     with pytest.raises(ValueError, match="method"):
         d.eta(lam=2, method="nope")
+
+
+def test_light_cumulants_match_the_plain_sums():
+    """``_Light._cumulants`` (the shift ``max(t w)`` as ``t max(w)`` or ``t min(w)``, the sums by
+    ``np.add.reduce``) gives bitwise the floats of the plain form (``e.max()``, ``.sum()``), so
+    the Chernoff saddle points and bounds are unchanged."""
+    import random
+    import numpy as np
+    from flint import arb
+    from exactdp.engine.largen import _Light
+
+    def plain(law, t):
+        k1 = k2 = 0.0
+        for w, pr, m in law._np:
+            e = t * w
+            e = pr * np.exp(e - e.max())
+            z = e.sum()
+            mu = float((e * w).sum() / z)
+            k1 += m * mu
+            k2 += m * max(float((e * (w - mu) ** 2).sum() / z), 0.0)
+        return k1, k2
+    rng = random.Random(5)
+    for _ in range(40):
+        L = rng.randint(3, 40)
+        w = [arb(rng.random() * 10 ** rng.uniform(-5, 0)) for _ in range(L)]
+
+        def probs():
+            p = [rng.random() * (rng.random() > 0.2) for _ in range(L)]
+            p[0] += 0.1
+            return [arb(x / sum(p)) for x in p]
+        law = _Light(w, [(probs(), rng.randint(1, 10**7)), (probs(), rng.randint(1, 16))], 160)
+        for _ in range(10):
+            t = rng.choice([-1, 1]) * 10 ** rng.uniform(-3, 6)
+            assert law._cumulants(t) == plain(law, t), t

@@ -285,14 +285,17 @@ class _Light:
             w = np.array(self.wf)
             self._np = [(w[np.array(pr) > 0], np.array([x for x in pr if x > 0]), m)
                         for pr, m in self.ff]
+            # max(t w) = t max(w) (t >= 0) or t min(w) (t < 0) exactly (rounding is monotone)
+            self._np_ext = [(w.max(), w.min()) for w, _, _ in self._np]
+        add = np.add.reduce             # ndarray.sum without its Python wrapper (the same sums)
         k1 = k2 = 0.0
-        for w, pr, m in self._np:
+        for (w, pr, m), (wmx, wmn) in zip(self._np, self._np_ext):
             e = t * w
-            e = pr * np.exp(e - e.max())
-            z = e.sum()
-            mu = float((e * w).sum() / z)
+            e = pr * np.exp(e - (t * wmx if t >= 0 else t * wmn))
+            z = add(e)
+            mu = float(add(e * w) / z)
             k1 += m * mu
-            k2 += m * max(float((e * (w - mu) ** 2).sum() / z), 0.0)
+            k2 += m * max(float(add(e * (w - mu) ** 2) / z), 0.0)
         return k1, k2
 
     def chernoff(self, s: float, above: bool):
