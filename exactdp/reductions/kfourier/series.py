@@ -152,10 +152,15 @@ def _exp_series(q, n):
     return g
 
 
+def _coeffs(p: arb_poly, n):
+    """Coefficients ``0 .. n-1`` of an ``arb_poly`` (zeros beyond its length)."""
+    cf = p.coeffs()
+    return cf[:n] + [arb(0)] * (n - len(cf)) if len(cf) < n else cf[:n]
+
+
 def _mul(a, b, n):
     """Coefficients ``0 .. n-1`` of the product of two coefficient lists."""
-    cf = (arb_poly(a) * arb_poly(b)).coeffs()
-    return [cf[j] if j < len(cf) else arb(0) for j in range(n)]
+    return _coeffs(arb_poly(a) * arb_poly(b), n)
 
 
 def _ball(r) -> arb:
@@ -188,6 +193,7 @@ class Box:
             pb = arb((float(lo) + float(hi)) / 2)
             self.pbar[i] = pb
             self.rad[i] = arb(max(float_hi(hi - pb), float_hi(pb - lo)))
+        self.balls = [_ball(self.rad[i]) for i in self.vars]     # [-r_i, r_i], for enclose
         I = max(self.vars) if self.vars else 1
         fixed = [arb(0)] * n
         for i in range(I + 1, n):
@@ -227,13 +233,17 @@ class Box:
             return q
         self.G0 = _exp_series(Q(self.pbar), n)
         GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}), n)
-        self.polys = [self.G0] + [_mul(self.G0, self.d[i], n) for i in self.vars]
+        # every operand converted to arb_poly once (G0, GB, each d_i; G_i kept as its truncated
+        # arb_poly): the products of _mul without its list <-> arb_poly round trips
+        dp = {i: arb_poly(self.d[i]) for i in self.vars}
+        g0, gb = arb_poly(self.G0), arb_poly(GB)
+        self.polys = [self.G0] + [_coeffs(g0 * dp[i], n) for i in self.vars]
         self.pairs = []
         for a, i in enumerate(self.vars):
-            Gi = _mul(GB, self.d[i], n)
+            Gi = (gb * dp[i]).truncate(n)
             for i2 in self.vars[a:]:
                 c = arb(1) if i2 != i else arb(0.5)
-                self.pairs.append((c * self.rad[i] * self.rad[i2], _mul(Gi, self.d[i2], n)))
+                self.pairs.append((c * self.rad[i] * self.rad[i2], _coeffs(Gi * dp[i2], n)))
 
     def enlarged(self, frac: float) -> "Box":
         """A box containing this one, every interval widened by ``frac`` of its width."""
@@ -284,8 +294,8 @@ class Box:
         second-order Taylor enclosure over the box from the polynomials' values (same order)."""
         nv = len(self.vars)
         tot = vals[0]
-        for a, i in enumerate(self.vars):
-            tot += vals[1 + a] * _ball(self.rad[i])
+        for a, ball in enumerate(self.balls):
+            tot += vals[1 + a] * ball
         e = arb(0)
         for (c, _), v in zip(self.pairs, vals[1 + nv:]):
             e += c * v.abs_upper()
@@ -422,12 +432,13 @@ def monotone_pieces(box: Box, ylo: float, yhi: float = math.inf) -> bool:
     k = box.k
     if k < 2:
         return True
-    polys = box.all_polys()
     Y = arb(ylo)
     EY = [arb(1)]
     for j in range(1, k + 1):
         EY.append(EY[-1] * Y / j)
-    prods = [_mul(EY, P, k) for P in polys]
+    # e^(tY) converted once, the box's polynomials as its cached arb_polys (the same products)
+    ey = arb_poly(EY)
+    prods = [_coeffs(ey * P, k) for P in box.all_arb_polys()]
     return all(box.enclose([p[j] for p in prods]) > 0 for j in range(k))
 
 
