@@ -608,6 +608,26 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
         kf.kfourier_delta_details(P, "1/5", 2, rel=0)
 
 
+def test_delta_passes_take_the_fine_settings_at_the_floor(monkeypatch):
+    """Two etas of constant width (the default enclosure's floor): the pass not narrower than
+    the last is followed by one with the fine series settings (both etas), which ends the passes
+    when it is not narrower either; from FINE_K_LIMIT on (k = 64) no pass asks for them."""
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    fines = []
+
+    def fake(red, q, lam, eps, tol, *, prec, max_nodes, changed=None, upper=None, fine=None):
+        fines.append(fine)
+        c, w = (Fraction(1, 10) if changed is None else Fraction(1, 100)), Fraction(1, 10**3)
+        return SimpleNamespace(eta=Interval(c - w / 2, c + w / 2))
+    monkeypatch.setattr(api, "_details", fake)
+    r = api.kfourier_delta_details(canonical_pair(10**7, 40, 16), "0.351", eps=2)
+    assert r.fine and r.passes == 3 and fines == [None] * 4 + [True] * 2
+    fines.clear()
+    r = api.kfourier_delta_details(canonical_pair(10**7, 40, 64), "0.351", eps=2)
+    assert not r.fine and r.passes == 2 and fines == [None] * 4
+
+
 @pytest.mark.parametrize("k", [4, 16])
 def test_series_boxes_tie_p3_to_p2(k, monkeypatch):
     """``P3_BELOW`` (module doc, "p_3 from p_2"): on samples of a light law (``n`` null and ``m``

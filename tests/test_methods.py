@@ -10,6 +10,7 @@ import pytest
 from exactdp.core.errors import ParameterError
 from exactdp.model.pair import Pair
 from exactdp.reductions import methods, pairs
+from exactdp.reductions.pairs import canonical_pair
 
 
 def _minority_pair():
@@ -68,28 +69,34 @@ def test_delta_exact_encloses_over_eps_ball():
     assert lo <= iv.lower <= iv.upper <= hi
 
 
-def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None):
+def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None):
     """kfourier_details replaced by certified-looking enclosures of eta = 1/10 whose width is
     ``widths(tol)``; records the tolerances asked (and in ``hints`` the pilot's shift and light
-    levels each pass was given)."""
+    levels each pass was given, in ``fines`` its ``fine``)."""
     from exactdp.core.errors import PrecisionError
     from exactdp.core.interval import Interval
     from exactdp.reductions import kfourier
     asked = []
 
-    def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None):
+    def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None, fine=None):
         asked.append(tol)
         if hints is not None:
             hints.append((alpha, extra_light))
+        if fines is not None:
+            fines.append(fine)
         if len(asked) in fail_at:
             raise PrecisionError("cannot certify")
         w = Fraction(widths(tol)).limit_denominator(10 ** 15)
         iv = Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
         return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25 if alpha is None else alpha,
-                                 0 if extra_light is None else extra_light)
+                                 0 if extra_light is None else extra_light,
+                                 bool(fine) and P.k < kfourier.settings.FINE_K_LIMIT)
 
     monkeypatch.setattr(kfourier, "kfourier_details", fake)
     return asked
+
+
+_K16 = canonical_pair(10**7, 40, 16)
 
 
 def test_kfourier_passes_reuse_the_first_pass_plan(monkeypatch):
@@ -97,7 +104,7 @@ def test_kfourier_passes_reuse_the_first_pass_plan(monkeypatch):
     # extra_light, so no pilot walk and no retry is repeated
     hints = []
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
-    methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 4)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert len(hints) >= 3
     assert hints[0] == (None, None) and all(h == (0.25, 0) for h in hints[1:])
 
@@ -106,7 +113,7 @@ def test_kfourier_passes_coarse_first_then_aimed(monkeypatch):
     # width = 10 tol: the first pass is coarse, the second aimed at KFOURIER_AIM of the width
     # asked (1e-3 of 0.1), and it ends there; more passes would mean the aim is ignored
     asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
-    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+    iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3)
     assert asked[0] == methods.KFOURIER_TOL0 and len(asked) == 2
     assert asked[1] < methods.KFOURIER_TOL0 / methods.KFOURIER_SHRINK
     assert float(iv.width) <= 1e-3 * float(iv.upper)
@@ -116,17 +123,32 @@ def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch
     # width never below 1e-3: two passes in a row not narrower end the search (not all
     # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)
     asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3))
-    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 4)
+    iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert len(asked) < methods.KFOURIER_PASSES
     assert float(iv.width) == pytest.approx(1e-3, rel=1e-9)
+
+
+def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
+    # width never below 1e-3: the first pass not narrower switches to the fine series settings
+    # (the next pass at the same tol), once; the later passes keep them; from FINE_K_LIMIT on
+    # (k = 64) no pass asks for them
+    fines = []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    i = fines.index(True)
+    assert i >= 2 and not any(fines[:i]) and all(fines[i:]) and asked[i] == asked[i - 1]
+    fines.clear()
+    _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
+    methods._kfourier_passes(canonical_pair(10**7, 40, 64), Fraction(1, 3), 2, None, False, 4)
+    assert fines and not any(fines)
 
 
 def test_kfourier_passes_out_of_reach(monkeypatch):
     from exactdp.core.errors import CapacityError
     asked = _fake_kfourier(monkeypatch, lambda t: 10 * t, fail_at=(1,))
     with pytest.raises(CapacityError):
-        methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+        methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3)
     # a later pass out of reach: the enclosure so far
     asked = _fake_kfourier(monkeypatch, lambda t: 1e3 * t, fail_at=(2,))
-    iv = methods._kfourier_passes(None, Fraction(1, 3), 2, None, False, 3)
+    iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3)
     assert len(asked) == 2 and float(iv.width) == pytest.approx(1e3 * methods.KFOURIER_TOL0)

@@ -226,9 +226,12 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     """Certified eta by the large-N k-copies strategy with relative width ``10^-digits`` (or
     1e-9 absolute): heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
     certified, so the result is their intersection); a first pass that cannot certify
-    (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on)."""
+    (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
+    not 20 % narrower than the last marks the default series enclosure's floor: below
+    ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); two more
+    such passes end the passes."""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_details
+    from .kfourier import kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
     iv, t, last, strikes, hint = None, KFOURIER_TOL0, None, 0, {}
     for _ in range(KFOURIER_PASSES):
@@ -239,13 +242,18 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 break                          # a finer pass out of reach: the last enclosure
             raise CapacityError(str(e)) from None
         # later passes keep the first's shift and light levels (no pilot walk, no retry)
-        hint = {"alpha": run.alpha, "extra_light": run.extra_light}
+        hint = {"alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
         got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
         if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
             break
         w = float(got.width)
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0
+        if strikes and not run.fine and P.k < kf_settings.FINE_K_LIMIT:
+            # the default series enclosure's floor: the next passes with the fine one (narrower,
+            # ~2-3x the cost; kfourier.series module doc), from the same tol
+            hint["fine"], strikes, last = True, 0, None
+            continue
         if strikes == 2:
             break                              # twice not narrower: the enclosure's own floor
         last = w

@@ -35,9 +35,9 @@ from .walk import Walk
 class KFourier:
     """A certified eta with the run's bookkeeping: ``heavy`` levels enumerated,
     ``nodes`` visited, ``fourier`` leaves left to the integrals, ``dropped`` mass;
-    ``alpha`` (the light statistic's shift, from the pilot walk) and ``extra_light`` (the
-    heavy levels returned to the light law) the walk used: a later pass at another ``tol``
-    may take them as they are (:func:`kfourier_details`)."""
+    ``alpha`` (the light statistic's shift, from the pilot walk), ``extra_light`` (the
+    heavy levels returned to the light law) and ``fine`` (the fine series settings) the walk
+    used: a later pass at another ``tol`` may take them as they are (:func:`kfourier_details`)."""
 
     eta: Interval
     heavy: tuple
@@ -47,6 +47,7 @@ class KFourier:
     seconds: float
     alpha: float = 0.0
     extra_light: int = 0
+    fine: bool = False
 
 
 def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None) -> float:
@@ -68,14 +69,19 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
 
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
                      max_nodes: int = 300_000, alpha: float | None = None,
-                     extra_light: int | None = None) -> KFourier:
+                     extra_light: int | None = None, fine: bool | None = None) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`).
 
     ``alpha`` and ``extra_light`` (both or neither; e.g. an earlier pass's
     :attr:`KFourier.alpha` and :attr:`KFourier.extra_light`) skip the pilot walk and the
     retry with the extra light level heavy.  Any ``alpha`` in ``[0, 1 / (2 w_max)]`` and any
-    ``extra_light`` give a valid enclosure (module doc); they only move its width and cost."""
+    ``extra_light`` give a valid enclosure (module doc); they only move its width and cost.
+    ``fine``: the fine series settings (``True``, below ``settings.FINE_K_LIMIT``; series module
+    doc), none (``False``) or as ``settings`` say (``None``); valid either way, a narrower
+    enclosure at a higher cost."""
     red, q, lam, eps = _checked(P, q, lam, eps, tol)
+    if fine is not None and not isinstance(fine, bool):
+        raise ParameterError(f"kfourier: fine must be True, False or None, got {fine!r}")
     if (alpha is None) != (extra_light is None):
         raise ParameterError("kfourier: give alpha and extra_light together (an earlier pass's), "
                              "or neither")
@@ -88,7 +94,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
             raise ParameterError(f"kfourier: extra_light must be an int in [0, {settings.EXTRA_LIGHT}], "
                                  f"got {extra_light!r}")
     return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
-                    extra_light=extra_light)
+                    extra_light=extra_light, fine=fine)
 
 
 def _checked(P, q, lam, eps, tol):
@@ -100,9 +106,9 @@ def _checked(P, q, lam, eps, tol):
 
 
 def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
-             upper=None, alpha=None, extra_light=None) -> KFourier:
+             upper=None, alpha=None, extra_light=None, fine=None) -> KFourier:
     """One certified walk (:class:`walk.Walk`; ``changed``, ``upper``: its law and side, by default
-    the pair's direction's; ``alpha``, ``extra_light``: an earlier pass's, see
+    the pair's direction's; ``alpha``, ``extra_light``, ``fine``: an earlier pass's, see
     :func:`kfourier_details`)."""
     t0 = time.time()
     old = ctx.prec
@@ -113,7 +119,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
                 alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
                                      changed=changed, upper=upper)
         run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
-                   upper=upper, extra_light=extra_light)
+                   upper=upper, extra_light=extra_light, fine=fine)
         try:
             run.run()
         except NotMonotone:
@@ -123,7 +129,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
             # heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way round)
             run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
-                       changed=changed, upper=upper, extra_light=0)
+                       changed=changed, upper=upper, extra_light=0, fine=fine)
             run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
@@ -135,7 +141,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
                     run.fourier, float_hi(run.dropped), time.time() - t0, float(alpha),
-                    run.extra_light)
+                    run.extra_light, run.fine)
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,
@@ -153,7 +159,8 @@ def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol
 class KDelta:
     """A certified delta from two certified etas (:func:`kfourier_delta_details`): ``first``
     ``= P_1[E]``, ``second = P_2[E]`` with ``delta = first - lam second`` (the event ``E`` and the
-    laws in :func:`kfourier_delta`), ``tol`` the heavy-node tolerance of the last pass."""
+    laws in :func:`kfourier_delta`), ``tol`` the heavy-node tolerance of the last pass, ``fine``
+    whether a pass took the fine series settings."""
 
     delta: Interval
     first: Interval
@@ -161,6 +168,7 @@ class KDelta:
     tol: float
     passes: int
     seconds: float
+    fine: bool = False
 
 
 def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
@@ -173,7 +181,9 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     :data:`DELTA_TOL_FLOOR`, at most :data:`DELTA_PASSES` passes; the passes' enclosures are
     intersected (each is certified).  A finer pass out of the strategy's reach (its
     ``CapacityError`` or ``PrecisionError``), or one not 20 % narrower than the last (the
-    etas' precision floor), ends the passes."""
+    etas' precision floor), ends the passes; at the default settings' floor (below
+    ``settings.FINE_K_LIMIT``) one more pass takes the fine series settings first (series
+    module doc: a narrower enclosure of the light e_m at about 2-3x the cost)."""
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
@@ -182,13 +192,14 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     t = settings.DELTA_TOL0 if tol is None else tol
     out = None
     passes = 0
+    fine = None                     # the settings' series enclosure until its floor
     while True:
         passes += 1
         try:
-            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes).eta
+            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, fine=fine).eta
             # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
             b = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
-                         upper=red.forward).eta
+                         upper=red.forward, fine=fine).eta
         except (CapacityError, PrecisionError):
             if out is None:
                 raise
@@ -203,7 +214,11 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             stalled = iv.width > Fraction(4, 5) * out[0].width
             iv = out[0].intersect(iv)
         out = (iv, a, b, t)
-        if tol is not None or stalled or passes >= settings.DELTA_PASSES or t <= settings.DELTA_TOL_FLOOR:
+        if stalled and fine is None and tol is None and red.k < settings.FINE_K_LIMIT \
+                and iv.width > rel * iv.upper:
+            fine, stalled = True, False     # the default enclosure's floor: a pass with the fine one
+        limit = settings.DELTA_PASSES + (1 if fine else 0)
+        if tol is not None or stalled or passes >= limit or t <= settings.DELTA_TOL_FLOOR:
             break
         want = rel * float(iv.upper)
         got = float(iv.width)
@@ -211,7 +226,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             break
         t = max(t * max(0.5 * want / got, 1e-2), settings.DELTA_TOL_FLOOR)
     iv, a, b, t = out
-    return KDelta(iv, a, b, t, passes, time.time() - t0)
+    return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine))
 
 
 def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,

@@ -90,7 +90,7 @@ class LightLaws:
         P3lo, P3hi, g3 = self.power_levels(3, n, m, facs)
         ymin, f0 = self._y_level(law, -1)
         ymax, f1 = self._y_level(law, +1)
-        below, fb = self.below_levels(n, m, facs) if settings.P3_BELOW else (None, arb(0))
+        below, fb = self.below_levels(n, m, facs) if self.p3_below else (None, arb(0))
         tau, beta, built = self.tau, self.beta, []
 
         def boxes():

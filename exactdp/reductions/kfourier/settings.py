@@ -100,6 +100,9 @@ TAU_BIN_LARGE_K = 0.02
 #: default, like P3_BELOW: with them (64, True) k = 8, tol = 1e-6 costs 2.0x the CPU (k = 16:
 #: 3.3x; the certificates are shared since session 7; series module doc, "Off by default")
 FINE_MAX_K = 0
+#: the fine settings asked for by a walk (``fine=True``: :func:`~exactdp.reductions.kfourier.api.kfourier_details`,
+#: the passes' last resort when the default enclosure stops narrowing) apply below this k
+FINE_K_LIMIT = 64
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
 #: threshold point (:meth:`walk.Walk.refine_bin`), not only the Bonferroni main term's

@@ -113,7 +113,7 @@ class Walk(LightLaws):
 
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
-                 upper: bool | None = None, extra_light: int | None = None):
+                 upper: bool | None = None, extra_light: int | None = None, fine: bool | None = None):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         self.changed = red.forward if changed is None else bool(changed)
         self.upper = red.forward if upper is None else bool(upper)
@@ -166,7 +166,14 @@ class Walk(LightLaws):
         self.w3 = [x * x * x for x in self.wl]
         self.regions = []
         self.b = 0                              # the current bin of tau (series)
-        fine = k < settings.FINE_MAX_K
+        # the fine series settings (series module doc): by the settings (None), or asked for
+        # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
+        if fine is None:
+            fine, self.p3_below = k < settings.FINE_MAX_K, settings.P3_BELOW
+        else:
+            fine = bool(fine) and k < settings.FINE_K_LIMIT
+            self.p3_below = fine
+        self.fine = fine
         self.tau_bin = settings.TAU_BIN if fine else settings.TAU_BIN_LARGE_K
         self.series_split = settings.SERIES_SPLIT if fine else settings.SERIES_SPLIT_LARGE_K
         self.tau_refine = settings.TAU_REFINE and fine
@@ -362,7 +369,7 @@ class Walk(LightLaws):
             P3lo = self.laws[("p3", n_lo, m)][0]
             P3hi = self.laws[("p3", n_hi, m)][1]
             below = None
-            if settings.P3_BELOW:
+            if self.p3_below:
                 # B_2, B_3 of n outputs between n_lo's and n_hi's pathwise, like p_2, p_3
                 (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
                 (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
