@@ -298,30 +298,58 @@ class _Light:
             k2 += m * max(float(add(e * (w - mu) ** 2) / z), 0.0)
         return k1, k2
 
-    def chernoff(self, s: float, above: bool):
+    def chernoff(self, s: float, above: bool, *, t0: float | None = None):
         """Best-effort theta, then a rigorous arb bound ``(P, E excess)`` on the
         far side of ``s``: ``P[S >= s]`` and ``E(S - s)+`` when ``above``.
 
         The exponent ``f(t) = K(+-t) -+ t s`` is convex; its minimiser (the saddle
-        point ``K'(+-t) = s``) is found by safeguarded Newton steps on ``f'`` (any
-        ``t > 0`` gives a valid bound: the search only makes it tight)."""
+        point ``K'(+-t) = s``) is found by :meth:`saddle` (any ``t > 0`` gives a valid
+        bound: the search only makes it tight; ``t0`` a start, e.g. the saddle point of a
+        nearby level) and the bound evaluated there by :meth:`bound_at`."""
+        t = self.saddle(s, above, t0=t0)
+        if t is None:
+            return arb(1), None
+        return self.bound_at(t, s, above)
+
+    def saddle(self, s: float, above: bool, *, t0: float | None = None):
+        """The float saddle point ``t > 0`` of the Chernoff exponent of ``P[S >= s]``
+        (``above``; else ``P[S <= s]``) by safeguarded Newton steps on ``f'``, from ``t0``
+        when given (a warm start: its bracket found by doubling or halving from ``t0``);
+        ``None`` when ``s`` is not beyond the mean (the bound is trivial) or the exponent is
+        not finite at the point found."""
         sign = 1.0 if above else -1.0
 
         def df(t):
             k1, k2 = self._cumulants(sign * t)
             return sign * (k1 - s), k2
 
-        lo, hi = 0.0, 1.0 / max(self.sdf, 1e-300)
         cap = 1e4 / max(self.sdf, 1e-300)     # far enough for any useful bound, no overflow
         d, _ = df(0.0)
         if not d < 0:
-            return arb(1), None
-        while hi < cap:
+            return None
+        lo, hi, up = 0.0, 1.0 / max(self.sdf, 1e-300), True
+        warm = t0 is not None and 0 < t0 < cap
+        if warm:
+            # the bracket from the warm start: [t0, 2^j t0] or [t0 / 2^j, t0]
+            d, _ = df(t0)
+            if d < 0:
+                lo, hi = t0, 2 * t0
+            else:
+                hi, up = t0, False
+                while hi > 1e-300:
+                    d, _ = df(0.5 * hi)
+                    if d < 0:
+                        lo = 0.5 * hi
+                        break
+                    hi = 0.5 * hi
+        while up and hi < cap:
             d, _ = df(hi)
             if d >= 0:
                 break
             lo, hi = hi, 2 * hi
         t = hi = min(hi, cap)
+        if warm and lo <= t0 <= hi:
+            t = t0
         for _ in range(60):
             d, k2 = df(t)
             if d == 0:
@@ -337,9 +365,32 @@ class _Light:
                 t = tn
                 break
             t = tn
-        f = lambda t: self._logmgf(sign * t) - sign * t * s  # noqa: E731
-        if not t > 0 or not math.isfinite(f(t)):
-            return arb(1), None
+        if not t > 0 or not math.isfinite(self._logmgf(sign * t) - sign * t * s):
+            return None
+        return t
+
+    def screened_bound(self, s: float, above: bool, limit: float, *, t0: float | None = None):
+        """``(B, t)``: the Chernoff bound (arb) of :meth:`chernoff` at the saddle point ``t``
+        (``None`` where there is none; ``t0`` a start) where its float image is at most
+        ``limit (1 + 1e-6)``, else the trivial bound 1 -- for callers that use a bound only
+        below ``limit``: the arb bound encloses the float's number, so above it the arb one
+        could not be below ``limit`` either, and the arb evaluation is skipped."""
+        t = self.saddle(s, above, t0=t0)
+        if t is None or not limit > 0 or self.log_bound(t, s, above) > math.log(limit) + 1e-6:
+            return arb(1), t
+        return self.bound_at(t, s, above)[0], t
+
+    def log_bound(self, t: float, s: float, above: bool) -> float:
+        """``f(t) = K(+-t) -+ t s`` in floats: the log of the Chernoff bound at ``t`` (an
+        estimate, used to choose levels; the bound itself is :meth:`bound_at`)."""
+        sign = 1.0 if above else -1.0
+        return self._logmgf(sign * t) - sign * t * s
+
+    def bound_at(self, t: float, s, above: bool):
+        """The rigorous Chernoff bound at ``t > 0`` (arb): ``(P, E excess)`` with
+        ``P[S >= s] <= e^{K(t) - t s}`` and ``E(S - s)+ <= P / (e t)`` (``above``; the mirror
+        image below); ``(1, None)`` when not finite."""
+        sign = 1.0 if above else -1.0
         with ctx.workprec(self.prec):
             th = arb(sign * t)
             logm = arb(0)

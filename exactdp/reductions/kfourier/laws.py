@@ -17,7 +17,7 @@ from flint import arb
 from ...core.errors import CapacityError, PrecisionError
 from ...engine.largen import LightLaw
 from . import settings
-from .arbs import float_hi
+from .arbs import float_hi, grid_arb
 from .series import Box, Boxes, NotMonotone, monotone_pieces
 
 
@@ -96,7 +96,7 @@ class LightLaws:
         def boxes():
             # built on first use (a leaf), not for the decisions, which need only the levels
             if not built:
-                built.append(Boxes(self.make_boxes(k, tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=beta)))
+                built.append(self.box_set(P2lo, P2hi, P3lo, P3hi, below=below, tau=tau, beta=beta))
             return built[0]
         return boxes, ymin, ymax, g3 + f0 + f1 + fb
 
@@ -115,6 +115,31 @@ class LightLaws:
                 fail += f_lo + f_hi
             self.laws[key] = (tuple(out), fail)
         return self.laws[key]
+
+    def box_set(self, P2lo, P2hi, P3lo, P3hi, *, below=None, tau=None, beta=None) -> Boxes:
+        """The series boxes (:meth:`make_boxes`; the current bin's ``tau`` and ``beta`` unless
+        given) over the power-sum ranges widened outward to ``BOX_GRID_BITS`` significant bits,
+        one set per widened ranges: neighbouring laws, whose Chernoff levels differ in their
+        last digits, share one set, its coefficient matrix, float image and certificates of
+        monotonicity.  Valid: each law's ``p_2``, ``p_3`` (and ``B_2``, ``B_3``) lie in its own
+        ranges but with its levels' failure bounds, and those ranges lie in the widened ones."""
+        tau = self.tau if tau is None else tau
+        beta = self.beta if beta is None else beta
+        bits = settings.BOX_GRID_BITS
+        lo = lambda x: grid_arb(x, bits, up=False)     # noqa: E731
+        hi = lambda x: grid_arb(x, bits, up=True)      # noqa: E731
+        P2lo, P2hi, P3lo, P3hi = lo(P2lo), hi(P2hi), lo(P3lo), hi(P3hi)
+        if below is not None:
+            B2lo, B2hi, B3lo, B3hi = below
+            below = (lo(B2lo), hi(B2hi), lo(B3lo), hi(B3hi))
+        if not bits:
+            return Boxes(self.make_boxes(self.k, tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=beta))
+        ends = (P2lo, P2hi, P3lo, P3hi) + (below or ())
+        key = ("boxes", id(tau), id(beta), below is not None) + tuple(float(x.mid()) for x in ends)
+        if key not in self.laws:
+            self.laws[key] = (tau, beta, Boxes(self.make_boxes(self.k, tau, P2lo, P2hi, P3lo, P3hi,
+                                                               below=below, beta=beta)))
+        return self.laws[key][2]
 
     def make_boxes(self, k, tau, P2lo, P2hi, P3lo, P3hi, *, below=None, beta=None):
         """The series boxes: ``p_2`` in ``SERIES_SPLIT`` pieces ``[a, b]`` of ``[P2lo, P2hi]``,
@@ -162,17 +187,33 @@ class LightLaws:
 
     def _y_level(self, law, sign):
         """A level of the light statistic beyond which the mass is at most ``tol_f``."""
-        for z in (9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256, 512, 1024):
-            s = law.meanf + sign * z * law.sdf
-            if sign < 0 and s < 0.05 * law.meanf:
-                s = 0.05 * law.meanf
-            B, _ = law.chernoff(s, sign > 0)
+        def levels():
+            for z in (9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256, 512, 1024):
+                s = law.meanf + sign * z * law.sdf
+                if sign < 0 and s <= 0.05 * law.meanf:
+                    yield 0.05 * law.meanf
+                    return
+                yield s
+        found = self.first_level(law, sign > 0, levels())
+        if found is None:
+            raise CapacityError("kfourier: the light statistic is not concentrated enough for the "
+                                "series enclosure")
+        return found
+
+    def first_level(self, law, above: bool, levels):
+        """The first level ``s`` of ``levels`` (moving away from the mean) whose Chernoff bound
+        of ``P[S >= s]`` (``above``; else ``P[S <= s]``) is below ``tol_f``, and that bound (arb):
+        ``(s, B)``; ``None`` when there is none.  Each saddle point starts from the last level's
+        (a warm start); only where the float bound may be below ``tol_f`` is the arb bound
+        computed (:meth:`~exactdp.engine.largen.LightLaw.screened_bound`): floats choose the level,
+        never the bound."""
+        t = None
+        for s in levels:
+            B, t1 = law.screened_bound(s, above, self.tol_f, t0=t)
+            t = t if t1 is None else t1
             if float_hi(B) < self.tol_f:
                 return s, B
-            if sign < 0 and s <= 0.05 * law.meanf:
-                break
-        raise CapacityError("kfourier: the light statistic is not concentrated enough for the series "
-                            "enclosure")
+        return None
 
     def ensure_monotone(self, box, ymin, ymax):
         """Certify ``dF/dY >= 0`` on ``[ymin, ymax]`` over ``box`` (module doc), once per
@@ -212,23 +253,26 @@ class LightLaws:
         is at most ``tol_f``, and that bound (arb)."""
         if self.k < 2:
             return arb(0), arb(0)
-        for z in (4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256,
-                  512, 1024):
-            s = law2.meanf + sign * z * law2.sdf
-            if s <= 0:
-                break
-            B, _ = law2.chernoff(s, sign > 0)
-            if float_hi(B) < self.tol_f:
-                return arb(s), B
-        if sign < 0:
+
+        def levels():
+            for z in (4, 4.5, 5, 5.5, 6, 6.5, 7, 7.5, 8, 9, 10, 11, 12, 14, 16, 20, 24, 32, 48, 64, 128,
+                      256, 512, 1024):
+                s = law2.meanf + sign * z * law2.sdf
+                if s <= 0:
+                    return
+                yield s
+        found = self.first_level(law2, sign > 0, levels())
+        if found is None and sign < 0:
             # a spread law: fractions of the mean (any Chernoff level is valid), else 0
-            for f in (0.7, 0.5, 0.35, 0.25, 0.15, 0.1, 0.05, 0.02, 0.01):
-                s = law2.meanf * f
-                B, _ = law2.chernoff(s, False)
-                if float_hi(B) < self.tol_f:
-                    return arb(s), B
-            return arb(0), arb(0)
-        raise PrecisionError("cannot bound the light sum of squares; ask for fewer digits")
+            found = self.first_level(law2, False, (law2.meanf * f for f in (
+                0.7, 0.5, 0.35, 0.25, 0.15, 0.1, 0.05, 0.02, 0.01)))
+            if found is None:
+                return arb(0), arb(0)
+        if found is None:
+            raise PrecisionError("cannot bound the light sum of squares; ask for fewer digits")
+        s, B = found
+        return arb(s), B
+
     def rest_law(self, l, n, m):
         """The law of ``p_1`` of the outputs not yet placed: ``n`` null and ``m``
         changed-user outputs over the levels ``<= l``."""

@@ -118,6 +118,10 @@ BETA_MAX = 16
 #: outputs below the top light level (:meth:`laws.LightLaws.below_levels`, module doc "p_3 from p_2")
 P3_BELOW = False
 
+#: the series boxes' power-sum ranges widened outward to this many significant bits, so that
+#: neighbouring light laws share one box set (:meth:`laws.LightLaws.box_set`); 0: each law its own
+BOX_GRID_BITS = 16
+
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
 SERIES_SPLIT = 8
 SERIES_SPLIT_LARGE_K = 4

@@ -91,7 +91,7 @@ from .bracket import NodePoly, Threshold, alpha_at
 from .floats import NO_SCREEN, ArbGuesses, FloatGuesses, LoScreen, PlainScreen, SeriesFloat, log_coeffs, \
     log_newton, plain_log
 from .laws import LightLaws
-from .series import Boxes, Series
+from .series import Series
 
 
 class Walk(LightLaws):
@@ -160,7 +160,6 @@ class Walk(LightLaws):
         self.thr = L_ if self.upper else 1 / L_
         # y = p_1 - alpha p_2 with alpha = (k - 1) / (2 E p_1): the p_2 term of k! e_k
         # cancels to first order (module doc), so the bracket's width in p_2 shrinks
-        xbar = self.n_users * float(sum((p * x for p, x in zip(self.pl0, self.wl)), arb(0)))
         self.pilot, self.pilot_num, self.pilot_den = pilot, 0.0, 0.0
         self.series = settings.ENCLOSURE == "series" and not pilot
         self.w3 = [x * x * x for x in self.wl]
@@ -374,7 +373,7 @@ class Walk(LightLaws):
                 (b2lo, _, b3lo, _), _ = self.laws[("below", n_lo, m)]
                 (_, b2hi, _, b3hi), _ = self.laws[("below", n_hi, m)]
                 below = (b2lo, b2hi, b3lo, b3hi)
-            boxes = Boxes(self.make_boxes(k, self.tau, P2lo, P2hi, P3lo, P3hi, below=below, beta=self.beta))
+            boxes = self.box_set(P2lo, P2hi, P3lo, P3hi, below=below)
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
@@ -746,10 +745,13 @@ class Walk(LightLaws):
         pm = float_hi(P)
         # a Chernoff bound ~ e^(-z^2/2) can decide only beyond this many deviations
         z_need = math.sqrt(2 * max(math.log(pm * 100 / self.tol), 0.0)) - 1.0
-        if abs(z) > max(3.0, z_need):
+        if abs(z) > max(3.0, z_need) and pm > 0:
             above = z > 3
             sf = float(s)
-            B, _ = law.chernoff(sf * (1 - 1e-15) if above else sf * (1 + 1e-15), above)
+            sf = sf * (1 - 1e-15) if above else sf * (1 + 1e-15)
+            # the saddle point from the normal law's z / sd; the arb bound only where the float
+            # one may decide (LightLaw.screened_bound)
+            B, _ = law.screened_bound(sf, above, self.tol * 1e-2 / pm, t0=abs(z) / law.sdf)
             if pm * float_hi(B) < self.tol * 1e-2:
                 Bu = arb(float_hi(B))
                 if side == "up":

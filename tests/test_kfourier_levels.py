@@ -1,0 +1,185 @@
+"""The Chernoff levels of the large-N k-copies strategy (exactdp.reductions.kfourier) and the
+light law's saddle points (exactdp.engine.largen): warm starts find the same saddle point, the
+bound at any point bounds the exact tail, the float screen of the level scan never changes the
+level, and the box sets shared on a grid of ranges hold every law's own ranges."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+from flint import arb, ctx
+
+from exactdp.engine.largen import LightLaw
+from exactdp.reductions.kfourier import settings, walk
+from exactdp.reductions.kfourier.arbs import float_hi, grid_arb
+from exactdp.reductions.kfourier.laws import LightLaws
+from exactdp.reductions.pairs import canonical_pair
+
+
+def _law(rng, users=(10**7, 16)):
+    L = rng.randint(3, 40)
+    w = [arb(rng.random() * 10 ** rng.uniform(-5, 0)) for _ in range(L)]
+
+    def probs():
+        p = [rng.random() * (rng.random() > 0.2) for _ in range(L)]
+        p[0] += 0.1
+        return [arb(x / sum(p)) for x in p]
+    return LightLaw(w, [(probs(), rng.randint(1, users[0])), (probs(), rng.randint(1, users[1]))], 160)
+
+
+def test_warm_started_saddle_points_agree():
+    """From any start ``t0`` (far below, near, far above the saddle point) the saddle point is
+    the cold start's to 1e-9, and there ``K'(t) = s``.  Fails when the bracket from ``t0`` is
+    taken on the wrong side."""
+    rng = random.Random(8)
+    for _ in range(40):
+        law = _law(rng)
+        for z, above in ((4.0, True), (9.0, True), (4.0, False), (7.5, False)):
+            s = law.meanf + (z if above else -z) * law.sdf
+            if s <= 0:
+                continue
+            t = law.saddle(s, above)
+            assert t is not None and t > 0
+            k1, _ = law._cumulants(t if above else -t)
+            assert abs(k1 - s) <= 1e-8 * abs(s) + 1e-9 * law.sdf
+            for f in (1e-4, 0.3, 0.97, 1.0, 1.6, 40.0):
+                tw = law.saddle(s, above, t0=f * t)
+                assert tw is not None and abs(tw - t) <= 1e-9 * t, (f, tw, t)
+        assert law.saddle(law.meanf - 0.5 * law.sdf, True, t0=1.0) is None   # not beyond the mean
+
+
+def test_bound_at_any_point_bounds_the_exact_tail():
+    """``bound_at(t, s)`` at every ``t > 0`` (not only the saddle point) bounds ``P[S >= s]``
+    (``P[S <= s]`` below) of a small law enumerated exactly; the saddle point's bound is the
+    least of them (where there is one).  Fails with the sign of ``t s`` flipped."""
+    rng = random.Random(3)
+    for _ in range(12):
+        L, n = rng.randint(2, 4), rng.randint(2, 5)
+        wq = [Fraction(rng.randint(1, 40), 40) for _ in range(L - 1)] + [Fraction(41, 40)]
+        pq = [Fraction(rng.randint(1, 9)) for _ in range(L)]
+        pq = [p / sum(pq) for p in pq]
+        law = LightLaw([arb(x.numerator) / x.denominator for x in wq],
+                       [([arb(p.numerator) / p.denominator for p in pq], n)], 160)
+        dist = {}
+        for c in itertools.product(range(L), repeat=n):
+            x = sum(wq[i] for i in c)
+            dist[x] = dist.get(x, 0) + math.prod(pq[i] for i in c)
+        mean = float(sum(x * p for x, p in dist.items()))
+        for s, above in ((mean * 1.3, True), (mean * 0.7, False)):
+            exact = sum(p for x, p in dist.items() if (x >= s if above else x <= s))
+            ts = law.saddle(s, above)
+            best = law.bound_at(ts, s, above)[0] if ts is not None else None
+            for t in (0.01, 0.3, 1.0, 3.0, 12.0):
+                B, _ = law.bound_at(t, s, above)
+                assert float(B.upper()) >= float(exact) * (1 - 1e-12)
+                assert best is None or float(best.lower()) <= float(B.upper()) * (1 + 1e-9)
+
+
+def _plain_level(law, above, levels, tol_f):
+    """The level scan without warm starts or float screen: a cold Chernoff bound per level."""
+    for s in levels:
+        B, _ = law.chernoff(s, above)
+        if float_hi(B) < tol_f:
+            return s, B
+    return None
+
+
+@pytest.mark.parametrize("tol_f", [1e-6, 1e-12, 1e-30])
+def test_first_level_is_the_plain_scans(tol_f):
+    """:meth:`LightLaws.first_level` (warm starts, the arb bound only where the float one may
+    pass) picks the plain scan's level, with the same bound to 1e-9.  Fails when the float
+    screen's comparison is reversed or its margin dropped below the threshold."""
+    rng = random.Random(11)
+    for _ in range(25):
+        law = _law(rng)
+        for above in (True, False):
+            sign = 1 if above else -1
+            levels = [law.meanf + sign * z * law.sdf for z in (3, 4, 5, 6, 7, 8, 10, 12, 16, 24, 48)]
+            levels = [s for s in levels if s > 0]
+            # tol_f as given, and a hair above one level's own bound (the screen's edge)
+            B3 = law.chernoff(levels[min(3, len(levels) - 1)], above)[0]
+            for owner in (SimpleNamespace(tol_f=tol_f), SimpleNamespace(tol_f=float_hi(B3) * (1 + 1e-8))):
+                got = LightLaws.first_level(owner, law, above, levels)
+                want = _plain_level(law, above, levels, owner.tol_f)
+                assert (got is None) == (want is None)
+                if got is not None:
+                    assert got[0] == want[0]
+                    assert abs(float(got[1].mid()) - float(want[1].mid())) <= 1e-9 * float(want[1].mid())
+
+
+@pytest.mark.parametrize("bits", [1, 4, 16, 30])
+def test_grid_arb_lies_beyond_the_end_on_the_grid(bits):
+    """``grid_arb`` is exact, beyond the ball's end (above its upper end with ``up``, below its
+    lower end else), within ``2^(1 - bits)`` relative of it and has at most ``bits`` significant
+    bits; values within one grid step share it."""
+    rng = random.Random(bits)
+    for _ in range(200):
+        x = arb(rng.uniform(-1, 1) * 10 ** rng.uniform(-200, 200), 10 ** rng.uniform(-250, -150))
+        up, dn = grid_arb(x, bits, up=True), grid_arb(x, bits, up=False)
+        assert up.rad() == 0 and dn.rad() == 0
+        assert up >= x.upper() and dn <= x.lower()
+        for g, e in ((up, float(x.upper())), (dn, float(x.lower()))):
+            f = float(g)
+            assert abs(f - e) <= 2.0 ** (2 - bits) * abs(e)
+            m = abs(math.frexp(f)[0]) * 2 ** bits
+            assert m == int(m)
+    assert grid_arb(arb(1000.3), 4, up=True) == grid_arb(arb(1001.7), 4, up=True) == 1024
+    assert grid_arb(arb(0), 8, up=True) == 0 and grid_arb(arb(7.25), 0, up=True).mid() == 7.25
+
+
+def test_neighbouring_laws_share_a_box_set_holding_their_ranges(monkeypatch):
+    """Light laws of neighbouring null counts get one box set (the same object, its certificates
+    and matrices shared), whose ``p_2`` and ``p_3`` ranges hold each law's own Chernoff levels;
+    ``BOX_GRID_BITS = 0`` gives each law its own set at its own levels.  Fails when the grid
+    rounds inward (``up`` swapped) or the cache ignores the ranges."""
+    with ctx.workprec(ctx.prec):
+        from exactdp.reductions.kcopies import parse_query
+        red = parse_query(canonical_pair(200_000, 12, 4), "3/10", Fraction(6, 5), None, 1e-4, "t")[0]
+        run = walk.Walk(red, Fraction(3, 10), Fraction(6, 5), None, 1e-4, 160, max_nodes=10)
+        m = 2
+        ns = [run.n_users - 40 - d for d in range(20)]      # 5e-6 apart relative
+        sets, levels = [], []
+        for n in ns:
+            _, P2lo, P2hi, (boxes, *_), _ = run.law(n, m)
+            P3lo, P3hi, _ = run.power_levels(3, n, m, [(run.pl0, n), (run.pl1, m)])
+            sets.append(boxes())
+            levels.append((P2lo, P2hi, P3lo, P3hi))
+        assert len({id(s) for s in sets}) < len(sets) / 2          # shared
+        for bs, (P2lo, P2hi, P3lo, P3hi) in zip(sets, levels):
+            lo2 = min(float(b.iv[2][0].lower()) for b in bs)
+            hi2 = max(float(b.iv[2][1].upper()) for b in bs)
+            lo3 = min(float(b.iv[3][0].lower()) for b in bs)
+            hi3 = max(float(b.iv[3][1].upper()) for b in bs)
+            assert lo2 <= float(P2lo.lower()) and float(P2hi.upper()) <= hi2
+            assert lo3 <= float(P3lo.lower()) and float(P3hi.upper()) <= hi3
+        monkeypatch.setattr(settings, "BOX_GRID_BITS", 0)
+        run0 = walk.Walk(red, Fraction(3, 10), Fraction(6, 5), None, 1e-4, 160, max_nodes=10)
+        own = [run0.law(n, m)[3][0]() for n in ns[:4]]
+        assert len({id(s) for s in own}) == 4
+        assert float(own[0][0].iv[2][0].mid()) == float(run0.law(ns[0], m)[1].mid())
+
+
+
+def test_screened_bound_decides_as_the_plain_bound():
+    """``screened_bound`` (the arb bound only where the float bound is at most ``limit`` to a
+    relative 1e-6; else the trivial 1) is below a ``limit`` exactly where :meth:`chernoff`'s
+    bound is, with the same bound to 1e-9 -- also with the limit a hair above or below the
+    bound itself.  Fails when the screen's comparison is reversed or its margin taken inside."""
+    rng = random.Random(17)
+    for _ in range(30):
+        law = _law(rng)
+        for z, above in ((5.0, True), (9.0, True), (5.0, False), (8.0, False)):
+            s = law.meanf + (z if above else -z) * law.sdf
+            if s <= 0:
+                continue
+            B0 = law.chernoff(s, above)[0]
+            for limit in (1e-3, 1e-12, float_hi(B0) * (1 + 1e-8), float(B0.lower()) * (1 - 1e-8)):
+                B, _ = law.screened_bound(s, above, limit, t0=z / law.sdf)
+                assert (float_hi(B) < limit) == (float_hi(B0) < limit), (z, above, limit)
+                if float_hi(B0) < limit:
+                    assert abs(float(B.mid()) - float(B0.mid())) <= 1e-9 * float(B0.mid())
