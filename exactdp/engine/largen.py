@@ -267,35 +267,46 @@ class _Light:
             m4 += m * 16 * e4
         self.mean, self.var, self.k4 = mean, var, m4
         self.meanf, self.sdf = float(mean), math.sqrt(max(float(var), 1e-300))
+        self._np = None                 # the factors as numpy arrays (_arrays), built on first use
 
     # ----------------------------------------------------------- Chernoff
+    def _arrays(self):
+        """Per factor ``(w, p, m, max w, min w)`` over its used entries (``p > 0``), as numpy
+        arrays (built once)."""
+        if self._np is None:
+            import numpy as np
+            w = np.array(self.wf)
+            self._np = []
+            for pr, m in self.ff:
+                used = np.array(pr) > 0
+                wu = w[used]
+                self._np.append((wu, np.array(pr)[used], m, wu.max(), wu.min()))
+        return self._np
+
     def _logmgf(self, t: float) -> float:
+        """``K(t) = log E e^{tS}`` (float), each factor shifted by its largest exponent."""
+        import numpy as np
         s = 0.0
-        for probs, m in self.ff:
-            mx = max(t * x for p, x in zip(probs, self.wf) if p > 0)
-            s += m * (mx + math.log(sum(p * math.exp(t * x - mx) for p, x in zip(probs, self.wf)
-                                        if p > 0)))
+        for w, pr, m, wmx, wmn in self._arrays():
+            sh = t * wmx if t >= 0 else t * wmn
+            s += m * (float(sh) + math.log(float(np.dot(np.exp(t * w - sh), pr))))
         return s
 
     def _cumulants(self, t: float):
         """``(K'(t), K''(t))`` of ``K = log E e^{tS}`` (float, numpy): the tilted mean and
         variance of ``S``, summed over the factors."""
         import numpy as np
-        if not hasattr(self, "_np"):
-            w = np.array(self.wf)
-            self._np = [(w[np.array(pr) > 0], np.array([x for x in pr if x > 0]), m)
-                        for pr, m in self.ff]
-            # max(t w) = t max(w) (t >= 0) or t min(w) (t < 0) exactly (rounding is monotone)
-            self._np_ext = [(w.max(), w.min()) for w, _, _ in self._np]
-        add = np.add.reduce             # ndarray.sum without its Python wrapper (the same sums)
+        dot = np.dot
         k1 = k2 = 0.0
-        for (w, pr, m), (wmx, wmn) in zip(self._np, self._np_ext):
-            e = t * w
-            e = pr * np.exp(e - (t * wmx if t >= 0 else t * wmn))
-            z = add(e)
-            mu = float(add(e * w) / z)
-            k1 += m * mu
-            k2 += m * max(float(add(e * (w - mu) ** 2) / z), 0.0)
+        for w, pr, m, wmx, wmn in self._arrays():
+            # max(t w) = t max(w) (t >= 0) or t min(w) (t < 0) exactly (rounding is monotone)
+            e = np.exp(t * w - (t * wmx if t >= 0 else t * wmn))
+            z = dot(e, pr)
+            e *= pr
+            mu = dot(e, w) / z
+            d = w - mu
+            k1 += m * float(mu)
+            k2 += m * max(float(dot(e, d * d) / z), 0.0)
         return k1, k2
 
     def chernoff(self, s: float, above: bool, *, t0: float | None = None):
@@ -313,61 +324,46 @@ class _Light:
 
     def saddle(self, s: float, above: bool, *, t0: float | None = None):
         """The float saddle point ``t > 0`` of the Chernoff exponent of ``P[S >= s]``
-        (``above``; else ``P[S <= s]``) by safeguarded Newton steps on ``f'``, from ``t0``
-        when given (a warm start: its bracket found by doubling or halving from ``t0``);
-        ``None`` when ``s`` is not beyond the mean (the bound is trivial) or the exponent is
-        not finite at the point found."""
+        (``above``; else ``P[S <= s]``): safeguarded Newton steps on ``f'`` from ``t0`` (a warm
+        start, e.g. a nearby level's saddle point or the normal law's ``z / sd``) or
+        ``1 / sd``, doubling until the root is bracketed, bisecting where a step leaves the
+        bracket; ``None`` when ``s`` is not beyond the mean (the bound is trivial) or the
+        exponent is not finite at the point found.  Any ``t > 0`` gives a valid bound
+        (:meth:`bound_at`): this only makes it tight."""
+        return self._saddle(s, above, t0)[0]
+
+    def _saddle(self, s, above, t0):
+        """``(t, f(t))`` of :meth:`saddle` (``(None, None)`` where it gives ``None``)."""
         sign = 1.0 if above else -1.0
-
-        def df(t):
-            k1, k2 = self._cumulants(sign * t)
-            return sign * (k1 - s), k2
-
+        if not sign * (self.meanf - s) < 0:
+            return None, None
         cap = 1e4 / max(self.sdf, 1e-300)     # far enough for any useful bound, no overflow
-        d, _ = df(0.0)
-        if not d < 0:
-            return None
-        lo, hi, up = 0.0, 1.0 / max(self.sdf, 1e-300), True
-        warm = t0 is not None and 0 < t0 < cap
-        if warm:
-            # the bracket from the warm start: [t0, 2^j t0] or [t0 / 2^j, t0]
-            d, _ = df(t0)
-            if d < 0:
-                lo, hi = t0, 2 * t0
-            else:
-                hi, up = t0, False
-                while hi > 1e-300:
-                    d, _ = df(0.5 * hi)
-                    if d < 0:
-                        lo = 0.5 * hi
-                        break
-                    hi = 0.5 * hi
-        while up and hi < cap:
-            d, _ = df(hi)
-            if d >= 0:
-                break
-            lo, hi = hi, 2 * hi
-        t = hi = min(hi, cap)
-        if warm and lo <= t0 <= hi:
-            t = t0
-        for _ in range(60):
-            d, k2 = df(t)
+        t = t0 if t0 is not None and 0 < t0 < cap else 1.0 / max(self.sdf, 1e-300)
+        lo, hi = 0.0, math.inf
+        for _ in range(200):
+            k1, k2 = self._cumulants(sign * t)
+            d = sign * (k1 - s)
             if d == 0:
                 break
             if d < 0:
                 lo = t
             else:
                 hi = t
-            tn = t - d / k2 if k2 > 0 else 0.5 * (lo + hi)
+            tn = t - d / k2 if k2 > 0 else math.nan
             if not lo < tn < hi:
-                tn = 0.5 * (lo + hi)
+                tn = 2 * t if hi == math.inf else 0.5 * (lo + hi)
+            if tn >= cap:
+                if t >= cap:
+                    break
+                tn = cap
             if abs(tn - t) <= 1e-12 * t:
                 t = tn
                 break
             t = tn
-        if not t > 0 or not math.isfinite(self._logmgf(sign * t) - sign * t * s):
-            return None
-        return t
+        f = self._logmgf(sign * t) - sign * t * s if t > 0 else math.nan
+        if not (t > 0 and math.isfinite(f)):
+            return None, None
+        return t, f
 
     def screened_bound(self, s: float, above: bool, limit: float, *, t0: float | None = None):
         """``(B, t)``: the Chernoff bound (arb) of :meth:`chernoff` at the saddle point ``t``
@@ -375,8 +371,8 @@ class _Light:
         ``limit (1 + 1e-6)``, else the trivial bound 1 -- for callers that use a bound only
         below ``limit``: the arb bound encloses the float's number, so above it the arb one
         could not be below ``limit`` either, and the arb evaluation is skipped."""
-        t = self.saddle(s, above, t0=t0)
-        if t is None or not limit > 0 or self.log_bound(t, s, above) > math.log(limit) + 1e-6:
+        t, f = self._saddle(s, above, t0)
+        if t is None or not limit > 0 or f > math.log(limit) + 1e-6:
             return arb(1), t
         return self.bound_at(t, s, above)[0], t
 
