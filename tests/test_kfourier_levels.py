@@ -183,3 +183,63 @@ def test_screened_bound_decides_as_the_plain_bound():
                 assert (float_hi(B) < limit) == (float_hi(B0) < limit), (z, above, limit)
                 if float_hi(B0) < limit:
                     assert abs(float(B.mid()) - float(B0.mid())) <= 1e-9 * float(B0.mid())
+
+
+def _plain_ends(fl, boxes, k, y):
+    """The float ends box by box (the form before the boxes were stacked into one matrix)."""
+    import numpy as np
+    from exactdp.reductions.kfourier.series import box_matrix
+    _, offsets, _ = box_matrix(boxes, k)
+    lg = np.arange(k + 1) * math.log(fl.s * y) - fl.lgam
+    shg = float(lg.max())
+    B = np.convolve(fl.e, np.exp(lg - shg))[:k + 1]
+    U = np.zeros((k + 1, 2))
+    U[:, 0] = B[::-1]
+    U[:k, 1] = B[k - 1::-1]
+    V, Rr = fl.Mf @ U, fl.Rf @ U[:, 0]
+    ends = []
+    for box, (a, b) in zip(boxes, offsets):
+        w = np.array([float_hi(box.rad[i]) for i in box.vars] + [float_hi(c) for c, _ in box.pairs])
+        v, dv, rr = V[a:b, 0], V[a:b, 1], Rr[a:b]
+        r = w @ (np.abs(v[1:]) + rr[1:]) + rr[0]
+        dr = w @ (np.sign(v[1:]) * dv[1:])
+        dr += w @ (fl.Rf[a + 1:b] @ U[:, 1]) + fl.Rf[a] @ U[:, 1]     # the balls' own slopes
+        ends.append((v[0] - r, dv[0] - dr, v[0] + r, dv[0] + dr))
+    lo = min(ends, key=lambda e: e[0])
+    up = max(ends, key=lambda e: e[2])
+    sc = fl.lk + shg
+    return [(sc + math.log(x), y * fl.s * d / x) if x > 0 else (-math.inf, 1.0)
+            for x, d in ((lo[0], lo[1]), (up[2], up[3]))]
+
+
+@pytest.mark.parametrize("k", [3, 9, 40])
+def test_float_ends_follow_the_arb_enclosure(k):
+    """:meth:`SeriesFloat.ends` (every box at once) equals the box-by-box form to 1e-12 and
+    follows the arb enclosure's ends over the union of the boxes (:meth:`Series.value`; the
+    float image of the radius is not the same sum, so to 1e-6), and its slopes in ``log y`` (the
+    balls' own included) a finite difference of the same ends.  Fails when the radius omits the value rows' own balls, the boxes'
+    weights are misplaced, or the min/max are swapped."""
+    from exactdp.reductions.kfourier.floats import SeriesFloat
+    from exactdp.reductions.kfourier.series import Boxes, Series
+    from test_kfourier import _box_for, _random_light_and_heavy
+    rng = random.Random(k)
+    for _ in range(3):
+        _, ws, E = _random_light_and_heavy(rng, k)
+        boxes = Boxes(_box_for([w * (1 + 0.02 * j) for w in ws], k, 0.7, 0.05 * (j + 1))
+                      for j in range(4))
+        th = Series(E, arb(1), k, boxes)
+        y0 = float(sum((((1 + arb(0.7) * w).log() / arb(0.7)) for w in ws), arb(0)))
+        fl = SeriesFloat(th, y0)
+        for y in (0.7 * y0, y0, 1.4 * y0):
+            v = th.value(arb(y))
+            (llo, dlo), (lup, dup) = got = fl.ends(y)
+            for (a, da), (b, db) in zip(got, _plain_ends(fl, boxes, k, y)):
+                assert a == pytest.approx(b, rel=1e-12, abs=1e-12) and da == pytest.approx(db, rel=1e-9)
+            assert lup == pytest.approx(math.log(float(v.upper())), abs=1e-6)
+            if v.lower() > 0:
+                assert llo == pytest.approx(math.log(float(v.lower())), abs=1e-6)
+            h = 1e-6
+            (llo2, _), (lup2, _) = fl.ends(y * math.exp(h))
+            assert dup == pytest.approx((lup2 - lup) / h, rel=1e-4, abs=1e-4)
+            if v.lower() > 0 and math.isfinite(llo2):
+                assert dlo == pytest.approx((llo2 - llo) / h, rel=1e-4, abs=1e-4)

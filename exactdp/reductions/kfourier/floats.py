@@ -145,11 +145,15 @@ def _box_floats(boxes, k, y0):
     shift = float(lg.max()) if np.isfinite(lg.max()) else 0.0
     Mf = sg * np.exp(lg - shift)
     Rf = np.exp(lr - shift)
-    wts = []
-    for box, (a, b) in zip(boxes, offsets):
-        w = [0.0] + [float_hi(box.rad[i]) for i in box.vars] + [float_hi(c) for c, _ in box.pairs]
-        wts.append(np.array(w[1:]))
-    out = (s, shift, Mf, Rf, offsets, wts)
+    # the enclosure's weights as one matrix: box i's radius is Wm[i] @ (|v| + rr) + rr[a_i]
+    # over its rows a_i .. b_i (row a_i the value, the others its Taylor terms)
+    Wm = np.zeros((len(boxes), nr))
+    first = np.array([a for a, _ in offsets])
+    for i, (box, (a, b)) in enumerate(zip(boxes, offsets)):
+        Wm[i, a + 1:b] = [float_hi(box.rad[v]) for v in box.vars] + [float_hi(c) for c, _ in box.pairs]
+    Wr = Wm.copy()
+    Wr[np.arange(len(boxes)), first] = 1.0
+    out = (s, shift, Mf, Rf, first, Wm, Wr)
     if hasattr(boxes, "__dict__"):
         boxes._kf_float = (k, out)
     return out
@@ -241,7 +245,7 @@ class SeriesFloat:
 
     def __init__(self, series: "Series", y0: float):
         k = self.k = series.k
-        self.s, shM, self.Mf, self.Rf, self.offsets, self.wts = _box_floats(series.boxes, k, y0)
+        self.s, shM, self.Mf, self.Rf, self.first, self.Wm, self.Wr = _box_floats(series.boxes, k, y0)
         le = log_coeffs(series.E) + np.arange(k + 1) * math.log(self.s)
         shE = float(le.max())
         self.e = np.exp(le - shE)
@@ -251,7 +255,8 @@ class SeriesFloat:
 
     def ends(self, y: float):
         """``((log lo, dlog lo), (log up, dlog up))``: ``log`` of the enclosure's ends at ``y``
-        (``-inf`` where not positive) and their slopes in ``log y``."""
+        (``-inf`` where not positive) and their slopes in ``log y``; every box at once (the
+        least lower and the largest upper end over the boxes)."""
         k, s = self.k, self.s
         lg = self.j * math.log(s * y) - self.lgam
         shg = float(lg.max())
@@ -260,17 +265,13 @@ class SeriesFloat:
         U[:, 0] = B[::-1]
         U[:k, 1] = B[k - 1::-1]
         V = self.Mf @ U
-        Rr = self.Rf @ U[:, 0]            # the entries' own radii (the Hessian rows' balls)
-        best_lo = best_up = None
-        for (a, b), w in zip(self.offsets, self.wts):
-            v, dv, rr = V[a:b, 0], V[a:b, 1], Rr[a:b]
-            r = w @ (np.abs(v[1:]) + rr[1:]) + rr[0]
-            dr = w @ (np.sign(v[1:]) * dv[1:])
-            lo, dlo, up, dup = v[0] - r, dv[0] - dr, v[0] + r, dv[0] + dr
-            if best_lo is None or lo < best_lo[0]:
-                best_lo = (lo, dlo)
-            if best_up is None or up > best_up[0]:
-                best_up = (up, dup)
+        RR = self.Rf @ U                  # the entries' own radii (the Hessian rows' balls)
+        r = self.Wm @ np.abs(V[:, 0]) + self.Wr @ RR[:, 0]
+        dr = self.Wm @ (np.sign(V[:, 0]) * V[:, 1]) + self.Wr @ RR[:, 1]
+        v, dv = V[self.first, 0], V[self.first, 1]
+        lo, up = v - r, v + r
+        i, j = int(np.argmin(lo)), int(np.argmax(up))
+        best_lo, best_up = (lo[i], dv[i] - dr[i]), (up[j], dv[j] + dr[j])
         sc = self.lk + shg
         out = []
         for v, dv in (best_lo, best_up):

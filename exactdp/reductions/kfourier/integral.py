@@ -129,38 +129,48 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
             clusters[key] = out
 
         def F(z, analytic):
+            # on the real line (the quadrature's nodes) the minus side is the conjugate of the
+            # plus side (real probabilities, masses and Taylor moments), so only gp is computed
+            real = z.imag.is_zero()
             e0 = [(i * z * x).exp() for x in wc0]
             f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
-            f0m = sum((p / e for p, e in zip(pl0, e0)), acb(0))
+            f0m = None if real else sum((p / e for p, e in zip(pl0, e0)), acb(0))
             if any(m for _, m in keys):
                 e1 = [(i * z * x).exp() for x in wc1]
                 f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
-                f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
+                f1m = None if real else sum((p / e for p, e in zip(pl1, e1)), acb(0))
             gp = gm = acb(0)
             n_last = None
             for n, m in keys:
                 # the keys ascend in n: phi_0^n from the last key's power (a few products
                 # for the difference instead of a full power per key; the same balls' product)
                 if n_last is None:
-                    p0p, p0m = f0p ** n, f0m ** n
+                    p0p = f0p ** n
+                    p0m = None if real else f0m ** n
                 elif n != n_last:
-                    p0p, p0m = p0p * f0p ** (n - n_last), p0m * f0m ** (n - n_last)
+                    p0p = p0p * f0p ** (n - n_last)
+                    p0m = None if real else p0m * f0m ** (n - n_last)
                 n_last = n
                 cp, cm = p0p, p0m
                 if m:
                     cp = cp * f1p ** m
-                    cm = cm * f1m ** m
+                    cm = None if real else cm * f1m ** m
                 sp = sm = acb(0)
                 for c0, pp, pmn in clusters[(n, m)]:
                     h = (-i * z * c0).exp()
                     if isinstance(pp, arb):
                         sp += h * pp
-                        sm += pp / h
+                        if not real:
+                            sm += pp / h
                     else:
                         sp += h * pp(z)
-                        sm += pmn(z) / h
+                        if not real:
+                            sm += pmn(z) / h
                 gp += cp * sp
-                gm += cm * sm
+                if not real:
+                    gm += cm * sm
+            if real:
+                gm = gp.conjugate()
             ga = (-sg2h * z * z).exp()
             return (gp - gm) * ga / (2 * i * z)
 
