@@ -1,7 +1,8 @@
 """The Chernoff levels of the large-N k-copies strategy (exactdp.reductions.kfourier) and the
 light law's saddle points (exactdp.engine.largen): warm starts find the same saddle point, the
 bound at any point bounds the exact tail, the float screen of the level scan never changes the
-level, and the box sets shared on a grid of ranges hold every law's own ranges."""
+level, the box sets shared on a grid of ranges hold every law's own ranges, and the float and
+real-line shortcuts (the series' float ends, the integrand on the real line) match their plain forms."""
 
 from __future__ import annotations
 
@@ -243,3 +244,35 @@ def test_float_ends_follow_the_arb_enclosure(k):
             assert dup == pytest.approx((lup2 - lup) / h, rel=1e-4, abs=1e-4)
             if v.lower() > 0 and math.isfinite(llo2):
                 assert dlo == pytest.approx((llo2 - llo) / h, rel=1e-4, abs=1e-4)
+
+
+def test_real_line_integrand_pieces():
+    """At a real ``z`` the integrand's pieces in real arithmetic are the complex ones:
+    :func:`integral.phi_real` contains ``sum p e^(izx)`` and the conjugate is the minus side
+    (``sum p e^(-izx)``); :func:`integral.cluster_polys`' ``ev``, ``od`` give ``pp(z)``.  Fails
+    with ``sin`` and ``cos`` swapped or a sign of ``ev`` / ``od`` flipped."""
+    from flint import acb
+    from exactdp.reductions.kfourier.integral import cluster_polys, phi_real
+    rng = random.Random(4)
+    i = acb(0, 1)
+    with ctx.workprec(160):
+        _real_line_cases(rng, i, cluster_polys, phi_real)
+
+
+def _real_line_cases(rng, i, cluster_polys, phi_real):
+    from flint import acb
+    for _ in range(20):
+        xs = [arb(rng.uniform(-3, 3)) for _ in range(rng.randint(1, 12))]
+        ps = [arb(rng.random()) for _ in xs]
+        z = arb(rng.uniform(0.01, 20))
+        plus = sum((p * (i * z * x).exp() for p, x in zip(ps, xs)), acb(0))
+        minus = sum((p * (-i * z * x).exp() for p, x in zip(ps, xs)), acb(0))
+        got = phi_real(z, xs, ps)
+        assert (got - plus).contains(0) and (got.conjugate() - minus).contains(0)
+        assert float(abs(got - plus).upper()) < 1e-35
+        mu = [arb(rng.uniform(-1, 1)) for _ in range(rng.randint(2, 30))]
+        pp, pm, (ev, od) = cluster_polys(mu)
+        want = sum((m_ * (-i * z) ** r for r, m_ in enumerate(mu)), acb(0))
+        got = acb(ev(z * z), z * od(z * z))
+        assert (got - want).contains(0) and (pp(acb(z)) - want).contains(0)
+        assert float(abs(got - want).upper()) <= 1e-35 * max(1.0, float(abs(want).upper()))

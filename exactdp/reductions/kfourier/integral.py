@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 
-from flint import acb, acb_poly, arb, ctx
+from flint import acb, acb_poly, arb, arb_poly, ctx
 
 from ...core.errors import CapacityError, PrecisionError
 from ...engine.largen import K_SMOOTH
@@ -120,11 +120,9 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
                     # int_(a0)^U1 |sum P e^(-izc) - Taylor| / (2z) (gp and gm) <= P |dl|^R U1^R / (R R!)
                     taylor_err += P * (dl.abs_upper() * aU1) ** R / (fR * R)
                 if R == 1:
-                    out.append((c0, mu[0], mu[0]))
+                    out.append((c0, mu[0], mu[0], None))
                 else:
-                    pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
-                    pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
-                    out.append((c0, pp, pm))
+                    out.append((c0, *cluster_polys(mu)))
                 j = e
             clusters[key] = out
 
@@ -132,13 +130,21 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
             # on the real line (the quadrature's nodes) the minus side is the conjugate of the
             # plus side (real probabilities, masses and Taylor moments), so only gp is computed
             real = z.imag.is_zero()
-            e0 = [(i * z * x).exp() for x in wc0]
-            f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
-            f0m = None if real else sum((p / e for p, e in zip(pl0, e0)), acb(0))
-            if any(m for _, m in keys):
-                e1 = [(i * z * x).exp() for x in wc1]
-                f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
-                f1m = None if real else sum((p / e for p, e in zip(pl1, e1)), acb(0))
+            if real:
+                # e^(izx) = cos(zx) + i sin(zx) in real arithmetic (the same numbers, cheaper)
+                zr = z.real
+                zz = zr * zr
+                f0p, f0m = phi_real(zr, wc0, pl0), None
+                if any(m for _, m in keys):
+                    f1p, f1m = phi_real(zr, wc1, pl1), None
+            else:
+                e0 = [(i * z * x).exp() for x in wc0]
+                f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
+                f0m = sum((p / e for p, e in zip(pl0, e0)), acb(0))
+                if any(m for _, m in keys):
+                    e1 = [(i * z * x).exp() for x in wc1]
+                    f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
+                    f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
             gp = gm = acb(0)
             n_last = None
             for n, m in keys:
@@ -156,15 +162,28 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
                     cp = cp * f1p ** m
                     cm = None if real else cm * f1m ** m
                 sp = sm = acb(0)
-                for c0, pp, pmn in clusters[(n, m)]:
-                    h = (-i * z * c0).exp()
-                    if isinstance(pp, arb):
-                        sp += h * pp
-                        if not real:
+                if real:
+                    # e^(-izc) P of the lone items as cos / sin sums in real arithmetic
+                    re = im = arb(0)
+                    for c0, pp, pmn, eo in clusters[(n, m)]:
+                        sn, cs = (zr * c0).sin_cos()
+                        if eo is None:
+                            re += cs * pp
+                            im -= sn * pp
+                        else:
+                            # (cos - i sin)(a + i b), a = Ev(z^2), b = z Od(z^2)
+                            a, b = eo[0](zz), zr * eo[1](zz)
+                            re += cs * a + sn * b
+                            im += cs * b - sn * a
+                    sp = acb(re, im)
+                else:
+                    for c0, pp, pmn, _ in clusters[(n, m)]:
+                        h = (-i * z * c0).exp()
+                        if isinstance(pp, arb):
+                            sp += h * pp
                             sm += pp / h
-                    else:
-                        sp += h * pp(z)
-                        if not real:
+                        else:
+                            sp += h * pp(z)
                             sm += pmn(z) / h
                 gp += cp * sp
                 if not real:
@@ -195,6 +214,36 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
               + arb(0, float_hi(taylor_err))
               + arb(0, float((W * T1).upper())))
         return W / 2 + I1 / arb.pi()
+
+
+def cluster_polys(mu):
+    """A cluster's Taylor polynomials (:func:`mixture_tail`, module doc) from its moments
+    ``mu_r``: ``(pp, pm, (ev, od))`` with ``pp(z) = sum mu_r (-iz)^r``, ``pm(z) = sum mu_r
+    (iz)^r`` and, for a real ``z``, ``pp(z) = ev(z^2) + i z od(z^2)``: ``ev_j = (-1)^j mu_2j``,
+    ``od_j = (-1)^(j+1) mu_(2j+1)`` (two real polynomials of half the degree).
+
+    >>> from flint import acb, arb
+    >>> pp, pm, (ev, od) = cluster_polys([arb(1), arb(2), arb(3), arb(4)])
+    >>> z = arb("0.5")
+    >>> (pp(acb(z)) - acb(ev(z * z), z * od(z * z))).is_zero(), (pm(acb(z)) - pp(acb(z)).conjugate()).is_zero()
+    (True, True)
+    """
+    i = acb(0, 1)
+    pp = acb_poly([m_ * (-i) ** r for r, m_ in enumerate(mu)])
+    pm = acb_poly([m_ * i ** r for r, m_ in enumerate(mu)])
+    ev = arb_poly([m_ if j % 2 == 0 else -m_ for j, m_ in enumerate(mu[0::2])])
+    od = arb_poly([-m_ if j % 2 == 0 else m_ for j, m_ in enumerate(mu[1::2])])
+    return pp, pm, (ev, od)
+
+
+def phi_real(z: arb, xs, ps) -> acb:
+    """``sum p e^(izx)`` over ``(x, p)`` at a real ``z``: ``sum p cos(zx) + i sum p sin(zx)``."""
+    re = im = arb(0)
+    for x, p in zip(xs, ps):
+        sn, cs = (z * x).sin_cos()
+        re += p * cs
+        im += p * sn
+    return acb(re, im)
 
 
 def taylor_order(x: float) -> int:
