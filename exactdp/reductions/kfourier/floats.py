@@ -295,6 +295,7 @@ class FloatGuesses:
         self.fl, self.y0 = SeriesFloat(th, y0), y0
         self.lthr = float(thr.log().mid())
         self.cache = {ymin: self.fl.ends(ymin)}
+        self.x_last = None
 
     def _ends(self, y):
         if y not in self.cache:
@@ -316,10 +317,18 @@ class FloatGuesses:
         return self._ends(y)[1][0] < self.lthr - settings.GUESS_CUSHION
 
     def root_lo(self) -> float:
-        return self.fl.root(0, self.lthr, self.y0)
+        return self._root(0)
 
     def root_up(self) -> float:
-        return self.fl.root(1, self.lthr, self.y0)
+        return self._root(1)
+
+    def _root(self, which: int) -> float:
+        # the two ends' roots lie close together (the enclosure is narrow): the second one's
+        # Newton starts from the first (fewer float ends; the same root to ~1e-14)
+        x = self.fl.root(which, self.lthr, self.x_last or self.y0)
+        if math.isfinite(x) and x > 0:
+            self.x_last = x
+        return x
 
 
 class ArbGuesses:
