@@ -22,15 +22,9 @@ from exactdp.reductions.kfourier.laws import LightLaws
 from exactdp.reductions.pairs import canonical_pair
 
 
-def _law(rng, users=(10**7, 16)):
-    L = rng.randint(3, 40)
-    w = [arb(rng.random() * 10 ** rng.uniform(-5, 0)) for _ in range(L)]
-
-    def probs():
-        p = [rng.random() * (rng.random() > 0.2) for _ in range(L)]
-        p[0] += 0.1
-        return [arb(x / sum(p)) for x in p]
-    return LightLaw(w, [(probs(), rng.randint(1, users[0])), (probs(), rng.randint(1, users[1]))], 160)
+def _law(rng):
+    from test_largen import random_light_law
+    return random_light_law(rng)
 
 
 def test_warm_started_saddle_points_agree():
