@@ -270,3 +270,36 @@ def _real_line_cases(rng, i, cluster_polys, phi_real):
         got = acb(ev(z * z), z * od(z * z))
         assert (got - want).contains(0) and (pp(acb(z)) - want).contains(0)
         assert float(abs(got - want).upper()) <= 1e-35 * max(1.0, float(abs(want).upper()))
+
+
+@pytest.mark.parametrize("k", [3, 9, 40])
+def test_step_screens_match_the_float_ends(k):
+    """After a float root, :class:`FloatGuesses`' step screens (``clears_lo`` / ``clears_up``
+    at ``x (1 +- dlt)``), which skip the float ends where the linear image from the root's last
+    Newton point falls short of the cushion, answer as the float ends themselves would.  Fails
+    when the linear image's sign is flipped or its margin widened to several cushions."""
+    from exactdp.reductions.kfourier.floats import FloatGuesses
+    from exactdp.reductions.kfourier.series import Boxes, Series
+    from test_kfourier import _box_for, _random_light_and_heavy
+    rng = random.Random(100 + k)
+    skipped = 0
+    for _ in range(4):
+        _, ws, E = _random_light_and_heavy(rng, k)
+        boxes = Boxes(_box_for([w * (1 + 0.02 * j) for w in ws], k, 0.7, 0.01 * (j + 1))
+                      for j in range(4))
+        th = Series(E, arb(1), k, boxes)
+        y0 = float(sum((((1 + arb(0.7) * w).log() / arb(0.7)) for w in ws), arb(0)))
+        thr = arb(th.value(arb(y0 * rng.uniform(0.9, 1.1))).mid())
+        g = FloatGuesses(th, y0, thr, 0.5 * y0)
+        for which, sign, screen in ((0, 1, g.clears_lo), (1, -1, g.clears_up)):
+            x = g.root_lo() if which == 0 else g.root_up()
+            for dlt in settings.STEPS:
+                if dlt >= settings.STEP_ALWAYS:
+                    break
+                y = x * (1 + sign * dlt)
+                plain = g.fl.ends(y)[which][0]
+                want = (plain > g.lthr + settings.GUESS_CUSHION if which == 0
+                        else plain < g.lthr - settings.GUESS_CUSHION)
+                skipped += y not in g.cache and not screen(y) and y not in g.cache
+                assert screen(y) == want, (k, which, dlt)
+    assert skipped > 0                     # the screen did skip some evaluations

@@ -296,6 +296,7 @@ class FloatGuesses:
         self.lthr = float(thr.log().mid())
         self.cache = {ymin: self.fl.ends(ymin)}
         self.x_last = None
+        self.last = {}
 
     def _ends(self, y):
         if y not in self.cache:
@@ -311,10 +312,28 @@ class FloatGuesses:
     def clears_lo(self, y) -> bool:
         """The float lower end above the threshold by ``GUESS_CUSHION`` (the arb check will
         likely pass; only picks which steps are checked)."""
+        if self._short_of(0, y, +1.0):
+            return False
         return self._ends(y)[0][0] > self.lthr + settings.GUESS_CUSHION
 
     def clears_up(self, y) -> bool:
+        if self._short_of(1, y, -1.0):
+            return False
         return self._ends(y)[1][0] < self.lthr - settings.GUESS_CUSHION
+
+    def _short_of(self, which: int, y: float, sign: float) -> bool:
+        """A step ``y`` this close to the end's root (within 1e-6 in ``log y``) that the linear
+        image from the root's last Newton point moves the end by less than half the cushion:
+        the float end there would not clear it either (the second-order term is ~1e-12 of
+        it), so ``ends`` is not evaluated (the steps 1e-13, 1e-11 after each root)."""
+        last = self.last.get(which)
+        if last is None:
+            return False
+        ye, lv, sl = last
+        d = math.log(y / ye) if y > 0 else math.inf
+        if not abs(d) <= 1e-6:
+            return False
+        return sign * (lv + sl * d - self.lthr) < 0.5 * settings.GUESS_CUSHION
 
     def root_lo(self) -> float:
         return self._root(0)
@@ -325,9 +344,17 @@ class FloatGuesses:
     def _root(self, which: int) -> float:
         # the two ends' roots lie close together (the enclosure is narrow): the second one's
         # Newton starts from the first (fewer float ends; the same root to ~1e-14)
-        x = self.fl.root(which, self.lthr, self.x_last or self.y0)
+        seen = []
+
+        def f(y):
+            out = self.fl.ends(y)[which]
+            seen.append((y, *out))
+            return out
+        x = log_newton(f, self.lthr, self.x_last or self.y0)
         if math.isfinite(x) and x > 0:
             self.x_last = x
+        if seen and all(map(math.isfinite, seen[-1])):
+            self.last[which] = seen[-1]            # the last Newton point, its end and slope
         return x
 
 
