@@ -31,7 +31,7 @@ def test_monotone_at_ymin_when_the_margin_fails():
         # below Ymin (where the region's margin puts the point) the enclosure of D_j is too wide
         assert not series.monotone_pieces(box.enlarged(0.25), 0.27)
         assert series.monotone_pieces(box, YMIN)
-        run = SimpleNamespace(regions=[], margin=[0, 0])
+        run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
         assert walk.Walk.ensure_monotone(run, box, YMIN, YMAX) is None
         (ylo, yhi, rb), = run.regions
         assert ylo == YMIN and rb is box

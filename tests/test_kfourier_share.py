@@ -31,7 +31,7 @@ def test_region_serves_exactly_the_boxes_it_contains(prec160, monkeypatch):
         calls.append(b)
         return orig(b, ylo, yhi)
     monkeypatch.setattr(laws, "monotone_pieces", rec)      # the name ensure_monotone calls
-    run = SimpleNamespace(regions=[], margin=[0, 0])
+    run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
     box = _box()
     assert not box.beta.is_exact()
     walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
@@ -62,3 +62,23 @@ def test_contained_box_is_certified(prec160):
     inner = _box(scale2=(1.02, 0.98), lo3=2 * BOX[3][0])
     assert box.contains(inner) and series.monotone_pieces(box, YMIN)
     assert series.monotone_pieces(inner, YMIN)
+
+
+def test_certified_box_is_remembered_for_its_range(prec160, monkeypatch):
+    """A box certified once (a shared set's box, asked by every law that shares it) is served
+    from the walk's memo without scanning the regions, but only for ``Y`` ranges inside the one
+    certified: a ``ymin`` below it scans and certifies again.  Fails when the memo ignores the
+    range."""
+    scans = []
+    orig = series.Box.contains
+    monkeypatch.setattr(series.Box, "contains", lambda self, b: scans.append(b) or orig(self, b))
+    run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
+    box = _box()
+    walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
+    n = len(scans)
+    walk.Walk.ensure_monotone(run, box, YMIN * 1.01, YMAX)
+    assert len(scans) == n and len(run.regions) == 1
+    below = run.regions[0][0] * 0.99                 # below the certified region's start
+    walk.Walk.ensure_monotone(run, box, below, YMAX)
+    assert len(run.regions) == 2
+    assert run.certified[box][0] <= below

@@ -26,23 +26,23 @@ def test_margin_skipped_after_repeated_failures(prec160, monkeypatch):
         calls.append(ylo)
         return orig(b, ylo, yhi)
     monkeypatch.setattr(laws, "monotone_pieces", rec)
-    run = SimpleNamespace(regions=[], margin=[0, 0])
+    run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
     walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
     assert calls[0] < YMIN and calls[-1] == YMIN and run.margin == [0, 1]
-    run = SimpleNamespace(regions=[], margin=[0, settings.MARGIN_TRIES])
+    run = SimpleNamespace(regions=[], margin=[0, settings.MARGIN_TRIES], certified={})
     calls.clear()
     walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
     assert calls == [YMIN] and run.margin == [0, settings.MARGIN_TRIES]
     (ylo, _, rb), = run.regions
     assert ylo == YMIN and rb is box
     # a margin that passed often enough is still tried
-    run = SimpleNamespace(regions=[], margin=[settings.MARGIN_TRIES, settings.MARGIN_TRIES])
+    run = SimpleNamespace(regions=[], margin=[settings.MARGIN_TRIES, settings.MARGIN_TRIES], certified={})
     calls.clear()
     walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
     assert calls[0] < YMIN
     # skipping the margin never skips the certificate
     monkeypatch.setattr(laws, "monotone_pieces", lambda b, ylo, yhi=None: False)
-    run = SimpleNamespace(regions=[], margin=[0, settings.MARGIN_TRIES])
+    run = SimpleNamespace(regions=[], margin=[0, settings.MARGIN_TRIES], certified={})
     with pytest.raises(PrecisionError):
         walk.Walk.ensure_monotone(run, box, YMIN, YMAX)
     assert run.regions == []

@@ -225,8 +225,12 @@ class LightLaws:
     def ensure_monotone(self, box, ymin, ymax):
         """Certify ``dF/dY >= 0`` on ``[ymin, ymax]`` over ``box`` (module doc), once per
         region: a region certified for a slightly larger box and range serves every law in it."""
+        done = self.certified.get(box)
+        if done is not None and done[0] <= ymin and ymax <= done[1]:
+            return                         # this box (a shared set's) was certified already
         for ylo, yhi, rb in self.regions:
             if ylo <= ymin and ymax <= yhi and rb.contains(box):
+                self.certified[box] = (ylo, yhi)
                 return
         span = ymax - ymin
         ylo, yhi = max(ymin - 0.1 * span, 0.5 * ymin), math.inf    # certified for every Y >= ylo
@@ -254,6 +258,7 @@ class LightLaws:
         else:
             self.margin[0] += 1
         self.regions.append((ylo, yhi, rb))
+        self.certified[box] = (ylo, yhi)
 
     def _chernoff_level(self, law2, sign):
         """A level of ``p_2`` beyond which (``sign`` +1: above, -1: below) the mass

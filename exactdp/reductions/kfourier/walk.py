@@ -164,6 +164,7 @@ class Walk(LightLaws):
         self.series = settings.ENCLOSURE == "series" and not pilot
         self.w3 = [x * x * x for x in self.wl]
         self.regions = []
+        self.certified = {}                     # box -> its certified range of Y (ensure_monotone)
         self.b = 0                              # the current bin of tau (series)
         # the fine series settings (series module doc): by the settings (None), or asked for
         # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
