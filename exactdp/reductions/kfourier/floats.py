@@ -252,6 +252,17 @@ class SeriesFloat:
         self.lk = float(series.kappa.log().mid()) - k * math.log(self.s) + shE + shM
         self.lgam = _lgam(k)
         self.j = np.arange(k + 1)
+        # B = conv(e, g)[:k+1] = T g (T lower-triangular Toeplitz in e), U0 = B reversed,
+        # U1 = B shifted: the values and slopes of all rows (entries and their balls) are one
+        # matrix C applied to g = ((s y)^j / j!), C built once per leaf
+        n1 = k + 1
+        idx = np.subtract.outer(np.arange(n1), np.arange(n1))
+        T = np.where(idx >= 0, self.e[np.clip(idx, 0, k)], 0.0)
+        P0 = T[::-1]
+        P1 = np.vstack([T[k - 1::-1], np.zeros((1, n1))])
+        MR = np.vstack([self.Mf, self.Rf])
+        self.C = np.vstack([MR @ P0, MR @ P1])
+        self.nr = self.Mf.shape[0]
 
     def ends(self, y: float):
         """``((log lo, dlog lo), (log up, dlog up))``: ``log`` of the enclosure's ends at ``y``
@@ -260,15 +271,13 @@ class SeriesFloat:
         k, s = self.k, self.s
         lg = self.j * math.log(s * y) - self.lgam
         shg = float(lg.max())
-        B = np.convolve(self.e, np.exp(lg - shg))[:k + 1]
-        U = np.zeros((k + 1, 2))
-        U[:, 0] = B[::-1]
-        U[:k, 1] = B[k - 1::-1]
-        V = self.Mf @ U
-        RR = self.Rf @ U                  # the entries' own radii (the Hessian rows' balls)
-        r = self.Wm @ np.abs(V[:, 0]) + self.Wr @ RR[:, 0]
-        dr = self.Wm @ (np.sign(V[:, 0]) * V[:, 1]) + self.Wr @ RR[:, 1]
-        v, dv = V[self.first, 0], V[self.first, 1]
+        out = self.C @ np.exp(lg - shg)
+        n = self.nr
+        v0, r0, v1, r1 = out[:n], out[n:2 * n], out[2 * n:3 * n], out[3 * n:]
+        # (r0, r1: the entries' own radii, the Hessian rows' balls, and their slopes)
+        r = self.Wm @ np.abs(v0) + self.Wr @ r0
+        dr = self.Wm @ (np.sign(v0) * v1) + self.Wr @ r1
+        v, dv = v0[self.first], v1[self.first]
         lo, up = v - r, v + r
         i, j = int(np.argmin(lo)), int(np.argmax(up))
         best_lo, best_up = (lo[i], dv[i] - dr[i]), (up[j], dv[j] + dr[j])
