@@ -165,6 +165,7 @@ class Walk(LightLaws):
         self.w3 = [x * x * x for x in self.wl]
         self.regions = []
         self.certified = {}                     # box -> its certified range of Y (ensure_monotone)
+        self.saddles = {}                       # (id of a cached light law, side) -> last tail saddle
         self.b = 0                              # the current bin of tau (series)
         # the fine series settings (series module doc): by the settings (None), or asked for
         # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
@@ -750,9 +751,14 @@ class Walk(LightLaws):
             above = z > 3
             sf = float(s)
             sf = sf * (1 - 1e-15) if above else sf * (1 + 1e-15)
-            # the saddle point from the normal law's z / sd; the arb bound only where the float
-            # one may decide (LightLaw.screened_bound)
-            B, _ = law.screened_bound(sf, above, self.tol * 1e-2 / pm, t0=abs(z) / law.sdf)
+            # the saddle point from this law's last one on this side (a hull group's items share
+            # their laws and lie close), else the normal law's z / sd; the arb bound only where
+            # the float one may decide (LightLaw.screened_bound)
+            key = (id(law), above)
+            B, t = law.screened_bound(sf, above, self.tol * 1e-2 / pm,
+                                      t0=self.saddles.get(key, abs(z) / law.sdf))
+            if t is not None:
+                self.saddles[key] = t
             if pm * float_hi(B) < self.tol * 1e-2:
                 Bu = arb(float_hi(B))
                 if side == "up":
