@@ -25,8 +25,8 @@ def grid_arb(x: arb, bits: int, *, up: bool) -> arb:
     at most ``bits`` significant bits, so that nearby values share it; ``x`` itself when
     ``bits`` is 0.
 
-    >>> grid_arb(arb(1000.3), 4, up=True), grid_arb(arb(1000.3), 4, up=False)
-    (1024.00000000000, 960.000000000000)
+    >>> float(grid_arb(arb(1000.3), 4, up=True)), float(grid_arb(arb(1000.3), 4, up=False))
+    (1024.0, 960.0)
     """
     f = float(x.upper() if up else x.lower())
     if not bits or not abs(f) > 1e-280 or not math.isfinite(f):
