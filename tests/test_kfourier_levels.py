@@ -27,24 +27,30 @@ def _law(rng):
     return random_light_law(rng)
 
 
+def _levels(rng, n, sides):
+    """``(law, z, above, s)``: ``n`` random light laws, each at the levels ``s = mean +- z sd``
+    of ``sides`` (``(z, above)``) that are positive."""
+    for _ in range(n):
+        law = _law(rng)
+        for z, above in sides:
+            s = law.meanf + (z if above else -z) * law.sdf
+            if s > 0:
+                yield law, z, above, s
+
+
 def test_warm_started_saddle_points_agree():
     """From any start ``t0`` (far below, near, far above the saddle point) the saddle point is
     the cold start's to 1e-9, and there ``K'(t) = s``.  Fails when the bracket from ``t0`` is
     taken on the wrong side."""
-    rng = random.Random(8)
-    for _ in range(40):
-        law = _law(rng)
-        for z, above in ((4.0, True), (9.0, True), (4.0, False), (7.5, False)):
-            s = law.meanf + (z if above else -z) * law.sdf
-            if s <= 0:
-                continue
-            t = law.saddle(s, above)
-            assert t is not None and t > 0
-            k1, _ = law._cumulants(t if above else -t)
-            assert abs(k1 - s) <= 1e-8 * abs(s) + 1e-9 * law.sdf
-            for f in (1e-4, 0.3, 0.97, 1.0, 1.6, 40.0):
-                tw = law.saddle(s, above, t0=f * t)
-                assert tw is not None and abs(tw - t) <= 1e-9 * t, (f, tw, t)
+    for law, z, above, s in _levels(random.Random(8), 40, ((4.0, True), (9.0, True), (4.0, False),
+                                                        (7.5, False))):
+        t = law.saddle(s, above)
+        assert t is not None and t > 0
+        k1, _ = law._cumulants(t if above else -t)
+        assert abs(k1 - s) <= 1e-8 * abs(s) + 1e-9 * law.sdf
+        for f in (1e-4, 0.3, 0.97, 1.0, 1.6, 40.0):
+            tw = law.saddle(s, above, t0=f * t)
+            assert tw is not None and abs(tw - t) <= 1e-9 * t, (f, tw, t)
         assert law.saddle(law.meanf - 0.5 * law.sdf, True, t0=1.0) is None   # not beyond the mean
 
 
@@ -165,19 +171,25 @@ def test_screened_bound_decides_as_the_plain_bound():
     relative 1e-6; else the trivial 1) is below a ``limit`` exactly where :meth:`chernoff`'s
     bound is, with the same bound to 1e-9 -- also with the limit a hair above or below the
     bound itself.  Fails when the screen's comparison is reversed or its margin taken inside."""
-    rng = random.Random(17)
-    for _ in range(30):
-        law = _law(rng)
-        for z, above in ((5.0, True), (9.0, True), (5.0, False), (8.0, False)):
-            s = law.meanf + (z if above else -z) * law.sdf
-            if s <= 0:
-                continue
-            B0 = law.chernoff(s, above)[0]
-            for limit in (1e-3, 1e-12, float_hi(B0) * (1 + 1e-8), float(B0.lower()) * (1 - 1e-8)):
-                B, _ = law.screened_bound(s, above, limit, t0=z / law.sdf)
-                assert (float_hi(B) < limit) == (float_hi(B0) < limit), (z, above, limit)
-                if float_hi(B0) < limit:
-                    assert abs(float(B.mid()) - float(B0.mid())) <= 1e-9 * float(B0.mid())
+    for law, z, above, s in _levels(random.Random(17), 30, ((5.0, True), (9.0, True), (5.0, False),
+                                                         (8.0, False))):
+        B0 = law.chernoff(s, above)[0]
+        for limit in (1e-3, 1e-12, float_hi(B0) * (1 + 1e-8), float(B0.lower()) * (1 - 1e-8)):
+            B, _ = law.screened_bound(s, above, limit, t0=z / law.sdf)
+            assert (float_hi(B) < limit) == (float_hi(B0) < limit), (z, above, limit)
+            if float_hi(B0) < limit:
+                assert abs(float(B.mid()) - float(B0.mid())) <= 1e-9 * float(B0.mid())
+
+
+def _four_box_series(rng, k, pad):
+    """A series enclosure (tau = 0.7) of random light and heavy weights over four boxes of
+    slightly scaled weights, padded ``pad``, ``2 pad`` ..: ``(series, boxes, Y of the weights)``."""
+    from exactdp.reductions.kfourier.series import Boxes, Series
+    from test_kfourier import _box_for, _random_light_and_heavy
+    _, ws, E = _random_light_and_heavy(rng, k)
+    boxes = Boxes(_box_for([w * (1 + 0.02 * j) for w in ws], k, 0.7, pad * (j + 1)) for j in range(4))
+    y0 = float(sum((((1 + arb(0.7) * w).log() / arb(0.7)) for w in ws), arb(0)))
+    return Series(E, arb(1), k, boxes), boxes, y0
 
 
 def _plain_ends(fl, boxes, k, y):
@@ -212,18 +224,12 @@ def test_float_ends_follow_the_arb_enclosure(k):
     """:meth:`SeriesFloat.ends` (every box at once) equals the box-by-box form to 1e-12 and
     follows the arb enclosure's ends over the union of the boxes (:meth:`Series.value`; the
     float image of the radius is not the same sum, so to 1e-6), and its slopes in ``log y`` (the
-    balls' own included) a finite difference of the same ends.  Fails when the radius omits the value rows' own balls, the boxes'
-    weights are misplaced, or the min/max are swapped."""
+    balls' own included) a finite difference of the same ends.  Fails when the radius omits the
+    value rows' own balls, the boxes' weights are misplaced, or the min/max are swapped."""
     from exactdp.reductions.kfourier.floats import SeriesFloat
-    from exactdp.reductions.kfourier.series import Boxes, Series
-    from test_kfourier import _box_for, _random_light_and_heavy
     rng = random.Random(k)
     for _ in range(3):
-        _, ws, E = _random_light_and_heavy(rng, k)
-        boxes = Boxes(_box_for([w * (1 + 0.02 * j) for w in ws], k, 0.7, 0.05 * (j + 1))
-                      for j in range(4))
-        th = Series(E, arb(1), k, boxes)
-        y0 = float(sum((((1 + arb(0.7) * w).log() / arb(0.7)) for w in ws), arb(0)))
+        th, boxes, y0 = _four_box_series(rng, k, 0.05)
         fl = SeriesFloat(th, y0)
         for y in (0.7 * y0, y0, 1.4 * y0):
             v = th.value(arb(y))
@@ -279,16 +285,10 @@ def test_step_screens_match_the_float_ends(k):
     Newton point falls short of the cushion, answer as the float ends themselves would.  Fails
     when the linear image's sign is flipped or its margin widened to several cushions."""
     from exactdp.reductions.kfourier.floats import FloatGuesses
-    from exactdp.reductions.kfourier.series import Boxes, Series
-    from test_kfourier import _box_for, _random_light_and_heavy
     rng = random.Random(100 + k)
     skipped = 0
     for _ in range(4):
-        _, ws, E = _random_light_and_heavy(rng, k)
-        boxes = Boxes(_box_for([w * (1 + 0.02 * j) for w in ws], k, 0.7, 0.01 * (j + 1))
-                      for j in range(4))
-        th = Series(E, arb(1), k, boxes)
-        y0 = float(sum((((1 + arb(0.7) * w).log() / arb(0.7)) for w in ws), arb(0)))
+        th, _, y0 = _four_box_series(rng, k, 0.01)
         thr = arb(th.value(arb(y0 * rng.uniform(0.9, 1.1))).mid())
         g = FloatGuesses(th, y0, thr, 0.5 * y0)
         for which, sign, screen in ((0, 1, g.clears_lo), (1, -1, g.clears_up)):

@@ -144,6 +144,7 @@ class LightLaws:
         ends = (P2lo, P2hi, P3lo, P3hi) + (below or ())
         key = ("boxes", id(tau), id(beta), below is not None) + tuple(float(x.mid()) for x in ends)
         if key not in self.laws:
+            # tau and beta kept with the set: their ids in the key stay theirs for the walk
             self.laws[key] = (tau, beta, Boxes(self.make_boxes(self.k, tau, P2lo, P2hi, P3lo, P3hi,
                                                                below=below, beta=beta)))
         return self.laws[key][2]
