@@ -309,15 +309,15 @@ class _Light:
             k2 += m * max(float(dot(e, d * d) / z), 0.0)
         return k1, k2
 
-    def chernoff(self, s: float, above: bool, *, t0: float | None = None):
+    def chernoff(self, s: float, above: bool):
         """Best-effort theta, then a rigorous arb bound ``(P, E excess)`` on the
         far side of ``s``: ``P[S >= s]`` and ``E(S - s)+`` when ``above``.
 
         The exponent ``f(t) = K(+-t) -+ t s`` is convex; its minimiser (the saddle
         point ``K'(+-t) = s``) is found by :meth:`saddle` (any ``t > 0`` gives a valid
-        bound: the search only makes it tight; ``t0`` a start, e.g. the saddle point of a
-        nearby level) and the bound evaluated there by :meth:`bound_at`."""
-        t = self.saddle(s, above, t0=t0)
+        bound: the search only makes it tight) and the bound evaluated there by
+        :meth:`bound_at`."""
+        t = self.saddle(s, above)
         if t is None:
             return arb(1), None
         return self.bound_at(t, s, above)
