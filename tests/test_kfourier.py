@@ -270,6 +270,8 @@ def test_hull_groups(monkeypatch):
     narrower than the Chernoff ends (3.1e-3 -> 2.0e-3) and overlapping them (L = 12,
     N = 2 * 10^5, k = 2, tol 1e-2).  Fails with the two laws swapped."""
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(settings, "HULL_SEG", 0.0)               # child by child
+    monkeypatch.setattr(settings, "HULL_ITEM", 0.0)
     monkeypatch.setattr(settings, "GROUP_HULL", False)
     a = kfourier_eta(P, q, lam, tol=1e-2)
     monkeypatch.setattr(settings, "GROUP_HULL", True)
@@ -301,14 +303,43 @@ def test_hull_groups(monkeypatch):
     assert c.lower <= b.upper and b.lower <= c.upper
 
 
+def test_hull_runs_bound_by_their_ends(monkeypatch):
+    """``HULL_SEG``: a run of light children of a hull group is one item, its mass at the first
+    child's lower side and the last child's upper side (``f`` nondecreasing in the count at the
+    split level; :func:`walk.hull_segments`).  That only loosens the child-by-child bounds: the
+    enclosure contains theirs up to the integrals' own error.  Fails with the ends swapped."""
+    P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    monkeypatch.setattr(settings, "HULL_ITEM", 0.0)
+    monkeypatch.setattr(settings, "HULL_SEG", 0.0)
+    a = kfourier_eta(P, q, lam, tol=1e-2)
+    monkeypatch.setattr(settings, "HULL_SEG", 1.0)
+    runs, hull, points = [], walk.Walk.hull_group, walk.Walk.series_points
+
+    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
+        if sys._getframe(1).f_code.co_name == "hull_group" and (dn is None) != (up is None):
+            runs.append((E, dn, up))
+        points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
+    monkeypatch.setattr(walk.Walk, "series_points", rec_points)
+    b = kfourier_eta(P, q, lam, tol=1e-2)
+    assert len(runs) >= 10
+    # the lower side first (the run's first child), then the upper (its last), the same mass
+    for (E1, dn, up), (E2, dn2, up2) in zip(runs[::2], runs[1::2]):
+        assert up is None and dn2 is None and dn[3] is up2[3] and E1 != E2
+    slack = Fraction(1, 10**6)
+    assert b.lower <= a.lower + slack and a.upper - slack <= b.upper
+    assert b.width < 2 * a.width
+
+
 def test_fourier_counts_rounded_outward():
     """``Walk.tail`` rounds a Fourier item's null count to the grid (``N_GRID_REL``): down for
     the lower side (fewer outputs: a smaller light statistic), up for the upper (module doc)."""
     from exactdp.reductions.kcopies import parse_query
     from flint import arb, ctx
     with ctx.workprec(ctx.prec):                  # Walk sets the working precision
-        red = parse_query(canonical_pair(10**7, 40, 8), "0.356", None, 2, 1e-4, "t")[0]
+        red = parse_query(canonical_pair(10**7, 40, 4), "0.356", None, 2, 1e-4, "t")[0]
         assert walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 1
+        red = parse_query(canonical_pair(10**7, 40, 8), "0.356", None, 2, 1e-4, "t")[0]
+        assert walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 32
         red = parse_query(canonical_pair(10**7, 40, 16), "0.356", None, 2, 1e-4, "t")[0]
         assert walk.Walk(red, Fraction(356, 1000), None, 2, 1e-4, 160, max_nodes=10).n_grid == 32
         red = parse_query(canonical_pair(10**7, 40, 64), "0.356", None, 2, 1e-4, "t")[0]

@@ -121,7 +121,7 @@ The series enclosure's width grows with ``k`` through the second-order term
 measured widths per ``k`` are in ``benchmarks/RESULTS.md``.  Near the least ``q`` at
 ``tol = 1e-5`` the monotone groups dominated instead: 95 % of the width at ``k = 64`` (the last
 split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 % at ``k = 200``.
-With ``GROUP_HULL`` and ``PENULT_FRACTION_LARGE_K`` the last split's groups are ~2 % of the
+With ``GROUP_HULL`` and ``PENULT_FRACTION = 1e-2`` the last split's groups are ~2 % of the
 width at ``k = 64`` (relative width 13 % -> 2.8 %); what remains is the earlier splits' groups
 (children below ``tol``, 73 %) and the series enclosure (24 %).
 """

@@ -9,12 +9,15 @@ the modules' docs say what each one trades."""
 LEAF_FRACTION = 1e-2
 
 #: the second-to-last heavy split keeps undecided children down to this fraction of ``tol``
-#: (their mass would be dropped whole; each is split once more, into a few leaves)
-PENULT_FRACTION = 0.1
-#: ... and from ``k >= PENULT_FROM_K`` (with the last split's groups bounded child by child,
-#: ``GROUP_HULL``, the split before it holds most of the groups' width there)
-PENULT_FRACTION_LARGE_K = 1e-2
-PENULT_FROM_K = 64
+#: (their mass would be bounded in a group; each is split once more, into a few leaves), and the
+#: split before it down to ``ANTEPENULT_FRACTION`` (below ``ANTEPENULT_MAX_K``; from it ``tol``,
+#: not measured there).  Where ``eta`` is large the groups of those two splits held most of the
+#: width: at ``L = 40``, ``N = 10^7``, ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` their groups gave 1.46e-3 of
+#: the width 1.68e-3; with 1e-2 and 0.1 (were 0.1 and 1) the width is 3.1e-4 at about the same CPU
+#: (k = 16: 7.7e-4 -> 3.3e-4; ``benchmarks/RESULTS.md``, session 9)
+PENULT_FRACTION = 1e-2
+ANTEPENULT_FRACTION = 0.1
+ANTEPENULT_MAX_K = 64
 
 #: undecided children too light to expand are bounded in monotone groups by Chernoff bounds at
 #: the first of these deviations that decides a side (:meth:`walk.Walk.bound_group`), not dropped whole
@@ -31,15 +34,24 @@ GROUP_DEPTH = 3
 #: box set (:meth:`walk.Walk.hull_group`)
 GROUP_HULL = True
 HULL_OPEN = 1e-3
+#: ... and only when its open mass is above ``tol * HULL_ITEM`` per child (each child costs a leaf:
+#: at ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` the ~5 % of the open groups' children in the groups with
+#: the least open mass per child hold ~3e-5 of their open width)
+HULL_ITEM = 1e-4
+#: ... in runs of consecutive children of mass at most ``tol * HULL_SEG`` (a run bounded by its
+#: first child's lower side and its last child's upper side: :func:`walk.hull_segments`; at most
+#: ``tol * HULL_SEG`` of width per group)
+HULL_SEG = 1e-3
 
 #: a leaf's null count in the Fourier integral rounded to a multiple of ``2^j``, the largest
 #: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
 #: and up for the upper (:meth:`walk.Walk.tail`; 0: exact counts)
 N_GRID_REL = 5e-3
-#: ... from this many null outputs on (``k >= 10`` at ``N = 10^7``; far below it the shift is not
+#: ... from this many null outputs on (``k >= 5`` at ``N = 10^7``; far below it the shift is not
 #: negligible against the delta passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at
-#: ``rel = 1e-4``)
-N_GRID_FROM = 10**8
+#: ``rel = 1e-4``; at ``k = 8``, ``q = 0.30``, ``tol = 3.5e-5`` (``g = 32``) the integrals take
+#: 100 -> 33 CPU s and the width 5.92e-4 -> 5.89e-4: ``benchmarks/RESULTS.md``, session 9)
+N_GRID_FROM = 5 * 10**7
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)

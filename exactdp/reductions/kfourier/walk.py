@@ -8,7 +8,7 @@ Fourier integrals of :mod:`~exactdp.reductions.kfourier.integral`.
 node decision below (cached Chernoff bounds per light law); an undecided child
 of mass below ``tol`` is dropped (its mass enters the width), except at the last
 heavy split, where children down to ``tol * LEAF_FRACTION`` become leaves (and
-``tol * PENULT_FRACTION`` at the split before it).  The
+``tol * PENULT_FRACTION``, ``tol * ANTEPENULT_FRACTION`` at the two splits before it).  The
 lowest heavy level of :func:`~exactdp.engine.largen.split_plan` goes back to the
 light law (``EXTRA_LIGHT``; a Poisson-like count whose enumeration spreads the
 mass over many small nodes).  Where that spreads the light statistic too widely for the
@@ -44,20 +44,24 @@ with mass at most the two laws' failure bounds summed, and
 
 Each child keeps its own ``E_H``, its own certified points ``s_dn``, ``s_up`` over the shared
 box set (certified monotone as above) and its own mass: the group's width is the children's
-enclosure widths, not ``D (f(last) - f(first))``.  At ``L = 40``, ``N = 10^7``, ``k = 64``,
-``q = 0.3643``, ``tol = 1e-5`` the last split's groups fall from 8.6e-4 to 5e-6 of the width
-(``benchmarks/RESULTS.md``, kbig6).
+enclosure widths, not ``D (f(last) - f(first))``.  Runs of consecutive light children (mass at
+most ``tol * HULL_SEG`` together) are one item: the run's mass at its first child's lower side
+and its last child's upper side (``f`` nondecreasing; :func:`hull_segments`).  At ``L = 40``,
+``N = 10^7``, ``k = 64``, ``q = 0.3643``, ``tol = 1e-5`` the last split's groups fall from 8.6e-4
+to 5e-6 of the width (``benchmarks/RESULTS.md``, kbig6); at ``k = 8``, ``q = 0.30``, ``tol = 1e-4``
+the runs take 72,094 Fourier items to 44,005 and 229 to 179 CPU s, for a width of 3.2e-4 -> 4.2e-4.
 
 **Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
 another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
 the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
 grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
-``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 10^8`` null
-outputs (``k >= 10`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
+``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5 * 10^7`` null
+outputs (``k >= 5`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
 mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves); ``q = 0.34``: 70.3 -> 43.1 CPU
-s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way (``benchmarks/RESULTS.md``).
+s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way; ``k = 8``, ``q = 0.30``, ``tol =
+3.5e-5``: the integrals 100 -> 33 CPU s, width 5.92e-4 -> 5.89e-4 (``benchmarks/RESULTS.md``).
 
 **Small q (eta near 1).**  Clipping every weight at a cap, ``w -> min(w, w_cap)``, lowers ``R``
 pointwise (``e_k`` has nonnegative coefficients and is linear in each weight), so
@@ -195,13 +199,14 @@ class Walk(LightLaws):
         x = settings.N_GRID_REL * math.sqrt(self.n_users)
         self.n_grid = 2 ** int(math.floor(math.log2(x))) if x >= 2 and self.n_users >= settings.N_GRID_FROM else 1
         self.leaf_tol = tol * settings.LEAF_FRACTION
-        # an undecided child of mass below this is dropped: tol, tol * PENULT_FRACTION for the
-        # children of the second-to-last split (they are split once more, into leaves), and
+        # an undecided child of mass below this is dropped: tol, tol * ANTEPENULT_FRACTION and
+        # tol * PENULT_FRACTION for the children of the third- and second-to-last splits, and
         # leaf_tol at the last split
         nh = len(self.heavy)
-        pf = settings.PENULT_FRACTION if k < settings.PENULT_FROM_K else settings.PENULT_FRACTION_LARGE_K
-        self.drop_below = [tol if i + 1 < nh - 1 else tol * pf if i + 1 == nh - 1 else self.leaf_tol
-                           for i in range(nh)]
+        pf = settings.PENULT_FRACTION
+        af = settings.ANTEPENULT_FRACTION if k < settings.ANTEPENULT_MAX_K else 1.0
+        self.drop_below = [tol if i + 1 < nh - 2 else tol * af if i + 1 == nh - 2 else tol * pf
+                           if i + 1 == nh - 1 else self.leaf_tol for i in range(nh)]
         self.eps_int = tol / 4
         self.tol_f = tol * settings.TOL_FAIL
         self.margin = [0, 0]                   # ensure_monotone: margin checks passed, failed
@@ -331,8 +336,9 @@ class Walk(LightLaws):
         up = self.side_bounds(l, n, m, poly, lower=False)
         f_lo = 1 - float_hi(lo[0]) if lo else 0.0
         f_up = float_hi(up) if up is not None else 1.0
-        if (settings.GROUP_HULL and self.series and self.leaf_kids
-                and float_hi(D) * (f_up - f_lo) > self.tol * settings.HULL_OPEN):
+        open_ = float_hi(D) * (f_up - f_lo)
+        if (settings.GROUP_HULL and self.series and self.leaf_kids and open_ > self.tol * settings.HULL_OPEN
+                and open_ > self.tol * settings.HULL_ITEM * len(items)):
             self.hull_group(items)
             return
         if len(items) > 1 and depth < settings.GROUP_DEPTH and f_up - f_lo > settings.GROUP_SPLIT:
@@ -379,11 +385,21 @@ class Walk(LightLaws):
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
-            for n, _, poly, P in items:
-                self.fail += P * fail
-                self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
-                                   dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
-                self.hull_items += 1
+            for seg in hull_segments(items, self.tol * settings.HULL_SEG):
+                if len(seg) == 1:
+                    _, _, poly, P = seg[0]
+                    self.fail += P * fail
+                    self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
+                                       dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
+                else:
+                    # f(A) nondecreasing in A: the run's mass D between D f(first) and D f(last)
+                    D = sum((P for *_, P in seg), arb(0))
+                    self.fail += D * fail
+                    self.series_points(coeffs(seg[0][2]), boxes, ymin, ymax, law_hi.meanf,
+                                       dn=(n_lo, m, law_lo, D), up=None)
+                    self.series_points(coeffs(seg[-1][2]), boxes, ymin, ymax, law_hi.meanf,
+                                       dn=None, up=(n_hi, m, law_hi, D))
+                self.hull_items += len(seg)
         finally:
             self.b = 0
 
@@ -820,6 +836,30 @@ class Walk(LightLaws):
         return integral.mixture_tail(items, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
                                      pl1=self.pl1, sg=sg, U1=U1, T1=T1, W=W, eps_int=self.eps_int,
                                      tol=self.tol, prec=self.prec)
+
+
+def hull_segments(items, cap: float):
+    """Consecutive runs of a hull group's ``items`` (ascending count at the split level) whose
+    masses sum to at most ``cap`` (an item heavier than ``cap`` alone): :meth:`Walk.hull_group`
+    bounds a run by its first item's lower side and its last item's upper side, with the run's
+    mass.  Within a group the runs' ``f(last) - f(first)`` sum to at most 1, so the width they add
+    is at most ``cap``.
+
+    >>> items = [(0, 0, None, arb(p)) for p in (0.5, 0.3, 2.0, 0.1, 0.1)]
+    >>> [len(r) for r in hull_segments(items, 1.0)]
+    [2, 1, 2]
+    """
+    runs, cur, mass = [], [], 0.0
+    for it in items:
+        p = float_hi(it[3])
+        if cur and mass + p > cap:
+            runs.append(cur)
+            cur, mass = [], 0.0
+        cur.append(it)
+        mass += p
+    if cur:
+        runs.append(cur)
+    return runs
 
 
 def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
