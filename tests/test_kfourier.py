@@ -303,16 +303,20 @@ def test_hull_groups(monkeypatch):
     assert c.lower <= b.upper and b.lower <= c.upper
 
 
-def test_hull_runs_bound_by_their_ends(monkeypatch):
+@pytest.mark.parametrize("run_width", [0.0, 1e-2])
+def test_hull_runs_bound_by_their_ends(monkeypatch, run_width):
     """``HULL_SEG``: a run of light children of a hull group is one item, its mass at the first
     child's lower side and the last child's upper side (``f`` nondecreasing in the count at the
-    split level; :func:`walk.hull_segments`).  That only loosens the child-by-child bounds: the
-    enclosure contains theirs up to the integrals' own error.  Fails with the ends swapped."""
+    split level; :func:`walk.hull_segments`; with ``HULL_RUN_WIDTH`` the runs are also cut where
+    a float estimate of ``f`` moves, :meth:`walk.Walk.hull_runs`).  That only loosens the
+    child-by-child bounds: the enclosure contains theirs up to the integrals' own error.  Fails
+    with the ends swapped."""
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
     monkeypatch.setattr(settings, "HULL_ITEM", 0.0)
     monkeypatch.setattr(settings, "HULL_SEG", 0.0)
     a = kfourier_eta(P, q, lam, tol=1e-2)
     monkeypatch.setattr(settings, "HULL_SEG", 1.0)
+    monkeypatch.setattr(settings, "HULL_RUN_WIDTH", run_width)
     runs, hull, points = [], walk.Walk.hull_group, walk.Walk.series_points
 
     def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):

@@ -49,7 +49,8 @@ most ``tol * HULL_SEG`` together) are one item: the run's mass at its first chil
 and its last child's upper side (``f`` nondecreasing; :func:`hull_segments`).  At ``L = 40``,
 ``N = 10^7``, ``k = 64``, ``q = 0.3643``, ``tol = 1e-5`` the last split's groups fall from 8.6e-4
 to 5e-6 of the width (``benchmarks/RESULTS.md``, kbig6); at ``k = 8``, ``q = 0.30``, ``tol = 1e-4``
-the runs take 72,094 Fourier items to 44,005 and 229 to 179 CPU s, for a width of 3.2e-4 -> 4.2e-4.
+the runs (cut where a float estimate of ``f`` moves: :meth:`Walk.hull_runs`) take 72,094 Fourier
+items to 44,048 and 229 to 147 CPU s, for a width of 3.2e-4 -> 3.7e-4 (``settings.HULL_SEG``).
 
 **Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
 another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
@@ -385,7 +386,7 @@ class Walk(LightLaws):
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
-            for seg in hull_segments(items, self.tol * settings.HULL_SEG):
+            for seg in self.hull_runs(items, coeffs, law_hi, boxes, ymin):
                 if len(seg) == 1:
                     _, _, poly, P = seg[0]
                     self.fail += P * fail
@@ -402,6 +403,47 @@ class Walk(LightLaws):
                 self.hull_items += len(seg)
         finally:
             self.b = 0
+
+    def hull_runs(self, items, coeffs, law, boxes, ymin):
+        """The runs of :meth:`hull_group`'s ``items`` (:func:`hull_segments`, mass at most
+        ``tol * HULL_SEG``), cut further where a float estimate of ``f`` says a run would leave
+        more than ``tol * HULL_RUN_WIDTH`` open: ``f(A) ~ Q(z)`` at the root of the plain bound
+        ``Up0`` of each child, moved by the series root's ratio to it at the heaviest child.
+        Floats only choose the runs; every run is bounded as :meth:`hull_group` says."""
+        runs = hull_segments(items, self.tol * settings.HULL_SEG)
+        budget = self.tol * settings.HULL_RUN_WIDTH
+        if not (settings.GUESS_FLOATS and budget > 0) or all(len(r) == 1 for r in runs):
+            return runs
+        lk, lthr = float(self.kappa.log().mid()), float(self.thr.log().mid())
+        try:
+            xs = []
+            for _, _, poly, _ in items:
+                logE = log_coeffs(coeffs(poly))
+                xs.append(log_newton(lambda y: plain_log(logE, lk, self.k, y), lthr,
+                                     xs[-1] if xs else law.meanf))
+            ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
+            g = FloatGuesses(Series(coeffs(items[ib][2]), self.kappa, self.k, boxes), law.meanf, self.thr, ymin)
+            ratio = g.root_lo() / xs[ib]
+            f = [0.5 * math.erfc((x * ratio - law.meanf) / (law.sdf * math.sqrt(2))) for x in xs]
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return [[it] for it in items]
+        if not all(map(math.isfinite, f)):
+            return [[it] for it in items]
+        out, i = [], 0
+        for run in runs:
+            cur, mass = [], 0.0
+            for it in run:
+                p = float_hi(it[3])
+                if cur and (mass + p) * abs(f[i] - f0) > budget:
+                    out.append(cur)
+                    cur, mass = [], 0.0
+                if not cur:
+                    f0 = f[i]
+                cur.append(it)
+                mass += p
+                i += 1
+            out.append(cur)
+        return out
 
     def _alpha_p2(self, P2hi) -> float:
         """``alpha P2hi`` (float, upper end): ``x = y + alpha p_2 <= y + alpha P2hi``."""
