@@ -409,11 +409,14 @@ class Walk(LightLaws):
         ``tol * HULL_SEG``), cut further where a float estimate of ``f`` says a run would leave
         more than ``tol * HULL_RUN_WIDTH`` open: ``f(A) ~ Q(z)`` at the root of the plain bound
         ``Up0`` of each child, moved by the series root's ratio to it at the heaviest child.
-        Floats only choose the runs; every run is bounded as :meth:`hull_group` says."""
+        Floats only choose the runs; every run is bounded as :meth:`hull_group` says.  Without
+        float guesses (``GUESS_FLOATS`` off) there is no estimate: child by child."""
         runs = hull_segments(items, self.tol * settings.HULL_SEG)
         budget = self.tol * settings.HULL_RUN_WIDTH
-        if not (settings.GUESS_FLOATS and budget > 0) or all(len(r) == 1 for r in runs):
+        if not budget > 0 or all(len(r) == 1 for r in runs):
             return runs
+        if not settings.GUESS_FLOATS:
+            return [[it] for it in items]
         lk, lthr = float(self.kappa.log().mid()), float(self.thr.log().mid())
         try:
             xs = []
