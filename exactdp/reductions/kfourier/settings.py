@@ -51,8 +51,8 @@ HULL_RUN_WIDTH = 1e-4
 #: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
 #: and up for the upper (:meth:`walk.Walk.tail`; 0: exact counts)
 N_GRID_REL = 5e-3
-#: ... from this many null outputs on (``k >= 5`` at ``N = 10^7``; far below it the shift is not
-#: negligible against the delta passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at
+#: ... from this many null outputs on (``k >= 6`` at ``N = 10^7``, ``k (N - 1)`` null outputs; far
+#: below it the shift is not negligible against the delta passes' widths: ``L = 12``, ``N = 2 * 10^5``, ``k = 2``, delta at
 #: ``rel = 1e-4``; at ``k = 8``, ``q = 0.30``, ``tol = 3.5e-5`` (``g = 32``) the integrals take
 #: 100 -> 33 CPU s and the width 5.92e-4 -> 5.89e-4: ``benchmarks/RESULTS.md``, session 9)
 N_GRID_FROM = 5 * 10**7

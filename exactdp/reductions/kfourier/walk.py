@@ -58,7 +58,7 @@ outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`
 the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
 grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
 ``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5 * 10^7`` null
-outputs (``k >= 5`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
+outputs (``k >= 6`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
 mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
 18.1 s, width 1.730e-4 -> 1.725e-4 (the integrals' own error moves); ``q = 0.34``: 70.3 -> 43.1 CPU
 s, width 2.35e-4 -> 2.17e-4; ``q = 0.30``: width 7.743e-4 either way; ``k = 8``, ``q = 0.30``, ``tol =
