@@ -417,12 +417,11 @@ class Walk(LightLaws):
             return runs
         if not settings.GUESS_FLOATS:
             return [[it] for it in items]
-        lk, lthr = float(self.kappa.log().mid()), float(self.thr.log().mid())
         try:
             xs = []
             for _, _, poly, _ in items:
-                logE = log_coeffs(coeffs(poly))
-                xs.append(log_newton(lambda y: plain_log(logE, lk, self.k, y), lthr,
+                scr = self._screen(coeffs(poly))       # the plain bound's float image (leaf_bin's)
+                xs.append(log_newton(lambda y: plain_log(scr.logE, scr.lk, self.k, y), scr.lthr,
                                      xs[-1] if xs else law.meanf))
             ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
             g = FloatGuesses(Series(coeffs(items[ib][2]), self.kappa, self.k, boxes), law.meanf, self.thr, ymin)
