@@ -286,10 +286,10 @@ def test_hull_groups(monkeypatch):
             assert dn[0] == items[-1][0] and up[0] == items[0][0]
             assert dn[1] == up[1] == items[0][1]
 
-    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
+    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up, **kw):
         if sys._getframe(1).f_code.co_name == "hull_group":
             seen[-1].append((dn, up))
-        points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
+        return points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up, **kw)
     monkeypatch.setattr(walk.Walk, "hull_group", rec_hull)
     monkeypatch.setattr(walk.Walk, "series_points", rec_points)
     b = kfourier_eta(P, q, lam, tol=1e-2)
@@ -319,10 +319,10 @@ def test_hull_runs_bound_by_their_ends(monkeypatch, run_width):
     monkeypatch.setattr(settings, "HULL_RUN_WIDTH", run_width)
     runs, hull, points = [], walk.Walk.hull_group, walk.Walk.series_points
 
-    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
+    def rec_points(self, E, boxes, ymin, ymax, y0, *, dn, up, **kw):
         if sys._getframe(1).f_code.co_name == "hull_group" and (dn is None) != (up is None):
             runs.append((E, dn, up))
-        points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up)
+        return points(self, E, boxes, ymin, ymax, y0, dn=dn, up=up, **kw)
     monkeypatch.setattr(walk.Walk, "series_points", rec_points)
     b = kfourier_eta(P, q, lam, tol=1e-2)
     assert len(runs) >= 10

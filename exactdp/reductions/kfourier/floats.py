@@ -77,7 +77,10 @@ def _flog(x: arb):
 
 def log_coeffs(E) -> np.ndarray:
     """``log E_i`` of nonnegative arb coefficients (``-inf`` at 0; floats, guesses only)."""
-    mid = np.array([float(c) for c in E])
+    fl = [float(c) for c in E]
+    if all(1e-300 <= x < math.inf for x in fl):
+        return np.log(fl)                   # the common case: every coefficient a normal float
+    mid = np.array(fl)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(mid > 0, np.log(np.abs(mid)), -math.inf)
     # outside the double range as floats (0 or inf): the log from the exponent
@@ -122,7 +125,9 @@ def _box_floats(boxes, k, y0):
     """Float image of the boxes' coefficient matrix (:func:`box_matrix`) for guesses:
     entries ``P_r s^r`` with ``s = k / y0`` (the scale that keeps ``(sY)^j / j!`` and the
     products near ``j = k`` inside the double range at large ``k``), divided by a common
-    ``e^shift``; the enclosure's weights per row; cached on the box list."""
+    ``e^shift``; the enclosure's weights per row; cached on the box list: ``(s, shift, MR, first,
+    W)`` with ``MR`` the entries over their radii (rows) and ``W = [Wm | Wr]``: box ``i``'s radius
+    is ``W[i] @ (|v|, rr)``."""
     cache = getattr(boxes, "_kf_float", None)
     if cache is not None and cache[0] == k:
         return cache[1]
@@ -153,7 +158,7 @@ def _box_floats(boxes, k, y0):
         Wm[i, a + 1:b] = [float_hi(box.rad[v]) for v in box.vars] + [float_hi(c) for c, _ in box.pairs]
     Wr = Wm.copy()
     Wr[np.arange(len(boxes)), first] = 1.0
-    out = (s, shift, Mf, Rf, first, Wm, Wr)
+    out = (s, shift, np.vstack([Mf, Rf]), first, np.hstack([Wm, Wr]))
     if hasattr(boxes, "__dict__"):
         boxes._kf_float = (k, out)
     return out
@@ -237,6 +242,22 @@ class _NoScreen:
 NO_SCREEN = _NoScreen()
 
 
+_TOEPLITZ = {}
+
+
+def _toeplitz_index(k):
+    """``(IDX, (j, log j!))``: ``e_pad[IDX]`` (``e_pad`` = the ``k + 1`` coefficients and a 0)
+    is the pair ``(T[::-1], T shifted)`` of :class:`SeriesFloat` (``T`` lower-triangular
+    Toeplitz), shape ``(2, k + 1, k + 1)``; cached per ``k``."""
+    if k not in _TOEPLITZ:
+        n1 = k + 1
+        d = np.subtract.outer(np.arange(n1), np.arange(n1))       # T[i, j] = e[i - j]
+        T = np.where(d >= 0, d, k + 1)
+        P1 = np.vstack([T[k - 1::-1], np.full((1, n1), k + 1)])
+        _TOEPLITZ[k] = (np.stack([T[::-1], P1]), (np.arange(n1, dtype=float), _lgam(k)))
+    return _TOEPLITZ[k]
+
+
 class SeriesFloat:
     """Float image of :meth:`Series.value`'s two ends (the boxes' Taylor forms at double
     precision, scaled by ``t = u s`` so that nothing over- or underflows at ``k`` = 200):
@@ -245,50 +266,51 @@ class SeriesFloat:
 
     def __init__(self, series: "Series", y0: float):
         k = self.k = series.k
-        self.s, shM, self.Mf, self.Rf, self.first, self.Wm, self.Wr = _box_floats(series.boxes, k, y0)
+        self.s, shM, MR, self.first, W = _box_floats(series.boxes, k, y0)
         le = log_coeffs(series.E) + np.arange(k + 1) * math.log(self.s)
         shE = float(le.max())
-        self.e = np.exp(le - shE)
         self.lk = float(series.kappa.log().mid()) - k * math.log(self.s) + shE + shM
-        self.lgam = _lgam(k)
-        self.j = np.arange(k + 1)
+        self.ls = math.log(self.s)
+        self.jl = _toeplitz_index(k)[1]
         # B = conv(e, g)[:k+1] = T g (T lower-triangular Toeplitz in e), U0 = B reversed,
-        # U1 = B shifted: the values and slopes of all rows (entries and their balls) are one
-        # matrix C applied to g = ((s y)^j / j!), C built once per leaf
-        n1 = k + 1
-        idx = np.subtract.outer(np.arange(n1), np.arange(n1))
-        T = np.where(idx >= 0, self.e[np.clip(idx, 0, k)], 0.0)
-        P0 = T[::-1]
-        P1 = np.vstack([T[k - 1::-1], np.zeros((1, n1))])
-        MR = np.vstack([self.Mf, self.Rf])
-        self.C = np.vstack([MR @ P0, MR @ P1])
-        self.nr = self.Mf.shape[0]
+        # U1 = B shifted: the values and slopes of all rows (entries and their balls) are
+        # C[0] and C[1] applied to g = ((s y)^j / j!), C built once per leaf (one gather of
+        # e into both Toeplitz forms, one stacked product)
+        e = np.zeros(k + 2)
+        e[:k + 1] = np.exp(le - shE)
+        self.C = MR @ e[_toeplitz_index(k)[0]]
+        self.nr = n = MR.shape[0] // 2
+        self.W = W
+        self.e, self.Mf, self.Rf, self.lgam = e[:k + 1], MR[:n], MR[n:], self.jl[1]
 
     def ends(self, y: float):
         """``((log lo, dlog lo), (log up, dlog up))``: ``log`` of the enclosure's ends at ``y``
         (``-inf`` where not positive) and their slopes in ``log y``; every box at once (the
         least lower and the largest upper end over the boxes)."""
-        k, s = self.k, self.s
-        lg = self.j * math.log(s * y) - self.lgam
-        shg = float(lg.max())
-        out = self.C @ np.exp(lg - shg)
-        n = self.nr
-        v0, r0, v1, r1 = out[:n], out[n:2 * n], out[2 * n:3 * n], out[3 * n:]
+        j, lgam = self.jl
+        lg = j * (self.ls + math.log(y)) - lgam
+        shg = lg.max()
+        out = self.C @ np.exp(lg - shg)          # rows: (v0, r0) and (v1, r1)
+        n, f = self.nr, self.first
+        v0, v1 = out[0, :n], out[1, :n]
+        v, dv = v0[f], v1[f]                     # (copies)
+        # the box radii and their slopes: W @ (|v0|, r0) and W @ (sign(v0) v1, r1)
         # (r0, r1: the entries' own radii, the Hessian rows' balls, and their slopes)
-        r = self.Wm @ np.abs(v0) + self.Wr @ r0
-        dr = self.Wm @ (np.sign(v0) * v1) + self.Wr @ r1
-        v, dv = v0[self.first], v1[self.first]
-        lo, up = v - r, v + r
-        i, j = int(np.argmin(lo)), int(np.argmax(up))
-        best_lo, best_up = (lo[i], dv[i] - dr[i]), (up[j], dv[j] + dr[j])
-        sc = self.lk + shg
-        out = []
+        sg = np.sign(v0)
+        out[0, :n] = np.abs(v0)
+        out[1, :n] = sg * v1
+        rr = self.W @ out.T
+        lo, up = v - rr[:, 0], v + rr[:, 0]
+        i, k = lo.argmin(), up.argmax()
+        best_lo, best_up = (lo[i], dv[i] - rr[i, 1]), (up[k], dv[k] + rr[k, 1])
+        sc = self.lk + float(shg)
+        res = []
         for v, dv in (best_lo, best_up):
             if v > 0:
-                out.append((sc + math.log(v), y * s * dv / v))
+                res.append((sc + math.log(v), y * self.s * float(dv) / float(v)))
             else:
-                out.append((-math.inf, 1.0))
-        return out
+                res.append((-math.inf, 1.0))
+        return res
 
     def root(self, which: int, lthr: float, y0: float) -> float:
         """``y`` with the lower (``which`` 0) or upper (1) end near the threshold (a guess)."""
@@ -300,11 +322,12 @@ class FloatGuesses:
     screens: ``may_pass_*`` is False only where the float image misses the threshold by
     ``GUESS_MARGIN`` (the arb check would fail; skipping it keeps a bound at 0 or 1)."""
 
-    def __init__(self, th, y0: float, thr, ymin: float):
+    def __init__(self, th, y0: float, thr, ymin: float, *, x0: float | None = None):
         self.fl, self.y0 = SeriesFloat(th, y0), y0
         self.lthr = float(thr.log().mid())
         self.cache = {ymin: self.fl.ends(ymin)}
-        self.x_last = None
+        # the first root's Newton starts from x0 (a nearby leaf's root) when given, else y0
+        self.x_last = x0 if x0 is not None and math.isfinite(x0) and x0 > 0 else None
         self.last = {}
 
     def _ends(self, y):

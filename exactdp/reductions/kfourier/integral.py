@@ -74,77 +74,36 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
     """Certified ``sum P P[V > x]`` over ``(n, m, x, P)``, ``V = x_light(n, m) + N(0, sg^2)``:
     one Gil-Pelaez integral of the mixed characteristic function (module doc).
 
-    ``laws(n, m)`` is the light law of ``n`` null and ``m`` changed-user outputs, ``wy`` the light
+    ``laws(n, m)`` is the light law of ``n`` null and ``m`` changed-user light outputs, ``wy`` the light
     statistic's weights per light level, ``pl0``, ``pl1`` the null and changed-user light level
     laws; ``sg``, ``U1``, ``T1`` from :func:`smoothing`; ``W`` the items' total mass; ``eps_int``
     and ``tol`` the integral's and the walk's tolerances; ``prec`` the working precision."""
+    return mixture_tails([(items, W)], laws=laws, wy=wy, pl0=pl0, pl1=pl1, sg=sg, U1=U1, T1=T1,
+                         eps_int=eps_int, tol=tol, prec=prec)[0]
+
+
+def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_int: float, tol: float,
+                  prec: int):
+    """:func:`mixture_tail` of one or two item lists ``sides = [(items, W), ...]`` with the same
+    light laws and smoothing, in one integral: the integrand ``F_0 + i F_1`` (each ``F_j`` is
+    real on the real line, so the result's real part encloses ``int F_0`` and its imaginary part
+    ``int F_1``); the characteristic functions of the light levels are computed once per node
+    for both sides (a walk's upper and lower sides of one bin).  A list of enclosures."""
+    assert 1 <= len(sides) <= 2
     with ctx.workprec(prec):
-        law0 = laws(min(n for n, *_ in items), 0)
+        law0 = laws(min(n for items, _ in sides for n, *_ in items), 0)
         mf0 = law0.fmeans[0]
         wc0 = [x - mf0 for x in wy]
         mf1 = sum((p * x for p, x in zip(pl1, wy)), arb(0))
         wc1 = [x - mf1 for x in wy]
-        groups = {}
-        for n, m, x, P in items:
-            law = laws(n, m)
-            groups.setdefault((n, m), []).append((P, x - law.mean))
-        keys = sorted(groups)
+        h = 2 * settings.TAYLOR_RADIUS / U1
+        aU1 = arb(U1)
+        setups = [_clusters(items, laws, h, aU1) for items, _ in sides]
+        any_m = any(m for keys, _, _ in setups for _, m in keys)
         sg2h = arb(sg) ** 2 / 2
         i = acb(0, 1)
-        # the items of a group in clusters of width <= h: sum P e^(-izc) =
-        # e^(-iz c0) sum_r mu_r (-iz)^r + (Taylor remainder, module doc)
-        h = 2 * settings.TAYLOR_RADIUS / U1
-        clusters, taylor_err = {}, arb(0)
-        aU1 = arb(U1)
-        for key in keys:
-            its = sorted(groups[key], key=lambda t: float(t[1]))
-            out, j = [], 0
-            while j < len(its):
-                c_start = float(its[j][1])
-                e = j
-                while e < len(its) and float(its[e][1]) - c_start <= h:
-                    e += 1
-                c0f = 0.5 * (c_start + float(its[e - 1][1]))
-                c0 = arb(c0f)
-                dls = [(P, c - c0) for P, c in its[j:e]]
-                # the cluster's own order (module doc): its remainder per unit mass below
-                # TAYLOR_REM, at most TAYLOR_ORDER (a lone item's spread is a rounding ball)
-                R = taylor_order(max(float_hi(dl.abs_upper()) for _, dl in dls) * U1)
-                mu = [arb(0)] * R
-                fR = arb(math.factorial(R))
-                for P, dl in dls:
-                    t = P
-                    for r in range(R):
-                        mu[r] += t
-                        t = t * dl / (r + 1)
-                    # int_(a0)^U1 |sum P e^(-izc) - Taylor| / (2z) (gp and gm) <= P |dl|^R U1^R / (R R!)
-                    taylor_err += P * (dl.abs_upper() * aU1) ** R / (fR * R)
-                if R == 1:
-                    out.append((c0, mu[0], mu[0], None))
-                else:
-                    out.append((c0, *cluster_polys(mu)))
-                j = e
-            clusters[key] = out
 
-        def F(z, analytic):
-            # on the real line (the quadrature's nodes) the minus side is the conjugate of the
-            # plus side (real probabilities, masses and Taylor moments), so only gp is computed
-            real = z.imag.is_zero()
-            if real:
-                # e^(izx) = cos(zx) + i sin(zx) in real arithmetic (the same numbers, cheaper)
-                zr = z.real
-                zz = zr * zr
-                f0p, f0m = phi_real(zr, wc0, pl0), None
-                if any(m for _, m in keys):
-                    f1p, f1m = phi_real(zr, wc1, pl1), None
-            else:
-                e0 = [(i * z * x).exp() for x in wc0]
-                f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
-                f0m = sum((p / e for p, e in zip(pl0, e0)), acb(0))
-                if any(m for _, m in keys):
-                    e1 = [(i * z * x).exp() for x in wc1]
-                    f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
-                    f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
+        def side(z, real, zr, zz, keys, clusters, f0p, f0m, f1p, f1m):
             gp = gm = acb(0)
             n_last = None
             for n, m in keys:
@@ -178,42 +137,121 @@ def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_
                     sp = acb(re, im)
                 else:
                     for c0, pp, pmn, _ in clusters[(n, m)]:
-                        h = (-i * z * c0).exp()
+                        hh = (-i * z * c0).exp()
                         if isinstance(pp, arb):
-                            sp += h * pp
-                            sm += pp / h
+                            sp += hh * pp
+                            sm += pp / hh
                         else:
-                            sp += h * pp(z)
-                            sm += pmn(z) / h
+                            sp += hh * pp(z)
+                            sm += pmn(z) / hh
                 gp += cp * sp
                 if not real:
                     gm += cm * sm
             if real:
                 gm = gp.conjugate()
-            ga = (-sg2h * z * z).exp()
-            return (gp - gm) * ga / (2 * i * z)
+            return gp - gm
+
+        def F(z, analytic):
+            # on the real line (the quadrature's nodes) the minus side is the conjugate of the
+            # plus side (real probabilities, masses and Taylor moments), so only gp is computed
+            real = z.imag.is_zero()
+            zr = zz = f0m = f1p = f1m = None
+            if real:
+                # e^(izx) = cos(zx) + i sin(zx) in real arithmetic (the same numbers, cheaper)
+                zr = z.real
+                zz = zr * zr
+                f0p = phi_real(zr, wc0, pl0)
+                if any_m:
+                    f1p = phi_real(zr, wc1, pl1)
+            else:
+                e0 = [(i * z * x).exp() for x in wc0]
+                f0p = sum((p * e for p, e in zip(pl0, e0)), acb(0))
+                f0m = sum((p / e for p, e in zip(pl0, e0)), acb(0))
+                if any_m:
+                    e1 = [(i * z * x).exp() for x in wc1]
+                    f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
+                    f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
+            ga = (-sg2h * z * z).exp() / (2 * i * z)
+            out = side(z, real, zr, zz, setups[0][0], setups[0][1], f0p, f0m, f1p, f1m)
+            if len(setups) > 1:
+                out += i * side(z, real, zr, zz, setups[1][0], setups[1][1], f0p, f0m, f1p, f1m)
+            return out * ga
 
         sg2 = arb(sg) ** 2
-        SD = SM3 = arb(0)
-        Mmax = 1e-300
-        for n, m, x, P in items:
-            law = laws(n, m)
-            d = law.mean - x
-            vv = law.var + sg2
-            m4 = 8 * (d ** 4 + 3 * vv * vv + law.k4)
-            SD += P * d
-            SM3 += P * m4 ** arb(0.75)
-            Mmax = max(Mmax, float(m4.upper()) ** 0.25)
-        Wf = max(float(W.upper()), 1e-300)
-        eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
-        d0 = min((eps_c / Wf / 10) ** (1 / 3) / Mmax, U1 / 4)
-        a0 = arb(d0)
-        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_c) / 16, rel_tol=arb(2) ** -60,
+        consts, eps_all = [], None
+        for items, W in sides:
+            SD = SM3 = arb(0)
+            Mmax = 1e-300
+            for n, m, x, P in items:
+                law = laws(n, m)
+                d = law.mean - x
+                vv = law.var + sg2
+                m4 = 8 * (d ** 4 + 3 * vv * vv + law.k4)
+                SD += P * d
+                SM3 += P * m4 ** arb(0.75)
+                Mmax = max(Mmax, float(m4.upper()) ** 0.25)
+            Wf = max(float(W.upper()), 1e-300)
+            eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
+            d0 = min((eps_c / Wf / 10) ** (1 / 3) / Mmax, U1 / 4)
+            consts.append((SD, SM3, d0, W))
+            eps_all = eps_c if eps_all is None else min(eps_all, eps_c)
+        # one lower end for both sides (the Taylor piece below it is bounded per side)
+        a0 = arb(min(d0 for _, _, d0, _ in consts))
+        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_all) / 16, rel_tol=arb(2) ** -60,
                          eval_limit=2_000_000, deg_limit=200)
-        I1 = (I.real + SD * a0 + arb(0, float((a0 ** 3 * SM3 / 18).upper()))
-              + arb(0, float_hi(taylor_err))
-              + arb(0, float((W * T1).upper())))
-        return W / 2 + I1 / arb.pi()
+        out = []
+        for j, ((SD, SM3, _, W), (_, _, taylor_err)) in enumerate(zip(consts, setups)):
+            Ij = I.real if j == 0 else I.imag
+            I1 = (Ij + SD * a0 + arb(0, float((a0 ** 3 * SM3 / 18).upper()))
+                  + arb(0, float_hi(taylor_err))
+                  + arb(0, float((W * T1).upper())))
+            out.append(W / 2 + I1 / arb.pi())
+        return out
+
+
+def _clusters(items, laws, h: float, aU1):
+    """``(keys, clusters, taylor_err)`` of :func:`mixture_tails`' one side: the items grouped by
+    light law ``(n, m)`` (keys ascending) in clusters of width ``<= h`` with their Taylor
+    polynomials (module doc), and the summed Taylor remainder bound."""
+    groups = {}
+    for n, m, x, P in items:
+        law = laws(n, m)
+        groups.setdefault((n, m), []).append((P, x - law.mean))
+    keys = sorted(groups)
+    # the items of a group in clusters of width <= h: sum P e^(-izc) =
+    # e^(-iz c0) sum_r mu_r (-iz)^r + (Taylor remainder, module doc)
+    clusters, taylor_err = {}, arb(0)
+    U1 = float(aU1)
+    for key in keys:
+        its = sorted(groups[key], key=lambda t: float(t[1]))
+        out, j = [], 0
+        while j < len(its):
+            c_start = float(its[j][1])
+            e = j
+            while e < len(its) and float(its[e][1]) - c_start <= h:
+                e += 1
+            c0f = 0.5 * (c_start + float(its[e - 1][1]))
+            c0 = arb(c0f)
+            dls = [(P, c - c0) for P, c in its[j:e]]
+            # the cluster's own order (module doc): its remainder per unit mass below
+            # TAYLOR_REM, at most TAYLOR_ORDER (a lone item's spread is a rounding ball)
+            R = taylor_order(max(float_hi(dl.abs_upper()) for _, dl in dls) * U1)
+            mu = [arb(0)] * R
+            fR = arb(math.factorial(R))
+            for P, dl in dls:
+                t = P
+                for r in range(R):
+                    mu[r] += t
+                    t = t * dl / (r + 1)
+                # int_(a0)^U1 |sum P e^(-izc) - Taylor| / (2z) (gp and gm) <= P |dl|^R U1^R / (R R!)
+                taylor_err += P * (dl.abs_upper() * aU1) ** R / (fR * R)
+            if R == 1:
+                out.append((c0, mu[0], mu[0], None))
+            else:
+                out.append((c0, *cluster_polys(mu)))
+            j = e
+        clusters[key] = out
+    return keys, clusters, taylor_err
 
 
 def cluster_polys(mu):

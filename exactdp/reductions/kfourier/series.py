@@ -326,7 +326,7 @@ class Series:
         self.EP = arb_poly(E)
         self.boxes = boxes
         self.mat, self.offsets, self.main_row = box_matrix(boxes, k)
-        self._last = self._lastB = None
+        self._last = self._lastB = self._lastV = None
 
     def _coeffs(self, y: arb):
         """``B_j = [t^j] E_H(t) e^(tY)``, ``j = 0 .. k`` (cached for the last exact point: the
@@ -361,13 +361,22 @@ class Series:
         return vals
 
     def value(self, y: arb) -> arb:
-        """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes."""
-        vals = self._values(y)
-        out = None
-        for box, (a, b) in zip(self.boxes, self.offsets):
-            v = box.enclose(vals[a:b])
-            out = v if out is None else out.union(v)
-        return self.kappa * out
+        """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes: every box's
+        :meth:`Box.enclose` at once, as the product of :func:`enclosure_matrix` with the
+        polynomials' values (the same sums: ``vals[a] + sum vals_i [-r_i, r_i] + sum
+        [-c, c] vals_ii'``, the last a ball of radius ``c |vals_ii'|``)."""
+        exact = y.rad() == 0
+        if exact and self._lastV is not None and self._lastV[0] == float(y):
+            return self._lastV[1]
+        col = self.mat * self._u(y)
+        enc = enclosure_matrix(self.boxes, self.k) * col
+        out = enc[0, 0]
+        for i in range(1, enc.nrows()):
+            out = out.union(enc[i, 0])
+        out = self.kappa * out
+        if exact:
+            self._lastV = (float(y), out)
+        return out
 
     def main_value(self, y: arb) -> arb:
         """``F(y, pbar)`` of the middle box (a Newton guess only)."""
@@ -413,6 +422,32 @@ def box_matrix(boxes, k):
     out = (arb_mat(rows), offsets, arb_mat([rows[mid]]))
     if hasattr(boxes, "__dict__"):
         boxes._kf_matrix = (k, out)
+    return out
+
+
+def enclosure_matrix(boxes, k) -> arb_mat:
+    """The boxes' second-order Taylor enclosures (:meth:`Box.enclose`) as one matrix over the
+    rows of :func:`box_matrix`: box ``i``'s row holds 1 at its value row, the ball ``[-r_j, r_j]``
+    at its variable ``j``'s row and ``[-c, c]`` at each pair's row (``c |v| <= ..``); cached on the
+    box list."""
+    cache = getattr(boxes, "_kf_enc", None)
+    if cache is not None and cache[0] == k:
+        return cache[1]
+    _, offsets, _ = box_matrix(boxes, k)
+    nr = offsets[-1][1]
+    zero = arb(0)
+    rows = []
+    for box, (a, b) in zip(boxes, offsets):
+        row = [zero] * nr
+        row[a] = arb(1)
+        for j, ball in enumerate(box.balls):
+            row[a + 1 + j] = ball
+        for j, (c, _) in enumerate(box.pairs):
+            row[a + 1 + len(box.balls) + j] = _aball(c)
+        rows.append(row)
+    out = arb_mat(rows)
+    if hasattr(boxes, "__dict__"):
+        boxes._kf_enc = (k, out)
     return out
 
 

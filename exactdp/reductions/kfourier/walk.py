@@ -171,6 +171,7 @@ class Walk(LightLaws):
         self.regions = []
         self.certified = {}                     # box -> its certified range of Y (ensure_monotone)
         self.saddles = {}                       # (id of a cached light law, side) -> last tail saddle
+        self.binoms = {}                        # (level, count) -> (1 + w t)^count to degree k
         self.b = 0                              # the current bin of tau (series)
         # the fine series settings (series module doc): by the settings (None), or asked for
         # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
@@ -227,11 +228,12 @@ class Walk(LightLaws):
         self.leaf_kids = False                 # bound_group: the children are leaves
         self.hull_items = 0                    # children bounded by hull_group
 
-    def leaf_bin(self, E, x0) -> int:
-        """The bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
-        cancelling value at its threshold point; floats, it only chooses the statistic)."""
+    def leaf_bin(self, E, x0) -> tuple:
+        """``(b, x)``: the bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
+        cancelling value at its threshold point ``x``, ``None`` if not found; floats, it only
+        chooses the statistic, and ``x`` starts the later Newton roots of the leaf)."""
         if self.tau0 <= 0 or self.tau_bin <= 0:
-            return 0
+            return 0, None
         th = Threshold(E, self.kappa, self.k, arb(0), arb(0), arb(0))
         try:
             if settings.GUESS_FLOATS:
@@ -241,16 +243,16 @@ class Walk(LightLaws):
                 x = th.root(th.up, self.thr, x0)
             a = alpha_at(th, self.k, x)
         except (ValueError, OverflowError, ZeroDivisionError):
-            return 0
+            return 0, None
         if not (a and a > 0 and math.isfinite(a)):
-            return 0
+            return 0, x
         tau = min(2 * a, self.tau_max)
         b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
         b = max(-200, min(b, 200))
         while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
             b -= 1
         self.add_bin(b)
-        return b
+        return b, x
     # ----------------------------------------------------------------- walk
     def run(self):
         stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1))]
@@ -292,7 +294,10 @@ class Walk(LightLaws):
                     c = A + B
                     npoly = poly
                     if c:
-                        npoly = poly * _binom_poly(wl, c, k)
+                        bp = self.binoms.get((l, c))
+                        if bp is None:
+                            bp = self.binoms[(l, c)] = _binom_poly(wl, c, k)
+                        npoly = poly * bp
                         cf = npoly.coeffs()[:k + 1]
                         npoly = arb_poly(cf)
                     # every child is first offered to the cheap decision; only an
@@ -370,7 +375,7 @@ class Walk(LightLaws):
             cf = poly.coeffs()
             return [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
-        self.b = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
+        self.b, x = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
         try:
             law_hi, _, P2hi, (_, _, ymax, _), f_hi = self.law(n_hi, m)
             law_lo, P2lo, _, (_, ymin, _, _), f_lo = self.law(n_lo, m)
@@ -386,20 +391,22 @@ class Walk(LightLaws):
             for box in boxes:
                 self.ensure_monotone(box, ymin, ymax)
             fail = f_hi + f_lo
+            # each item's Newton roots start from the last item's (the roots move little
+            # from one count to the next)
             for seg in self.hull_runs(items, coeffs, law_hi, boxes, ymin):
                 if len(seg) == 1:
                     _, _, poly, P = seg[0]
                     self.fail += P * fail
-                    self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
-                                       dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P))
+                    x = self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
+                                           dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P), x0=x)
                 else:
                     # f(A) nondecreasing in A: the run's mass D between D f(first) and D f(last)
                     D = sum((P for *_, P in seg), arb(0))
                     self.fail += D * fail
-                    self.series_points(coeffs(seg[0][2]), boxes, ymin, ymax, law_hi.meanf,
-                                       dn=(n_lo, m, law_lo, D), up=None)
-                    self.series_points(coeffs(seg[-1][2]), boxes, ymin, ymax, law_hi.meanf,
-                                       dn=None, up=(n_hi, m, law_hi, D))
+                    x = self.series_points(coeffs(seg[0][2]), boxes, ymin, ymax, law_hi.meanf,
+                                           dn=(n_lo, m, law_lo, D), up=None, x0=x)
+                    x = self.series_points(coeffs(seg[-1][2]), boxes, ymin, ymax, law_hi.meanf,
+                                           dn=None, up=(n_hi, m, law_hi, D), x0=x)
                 self.hull_items += len(seg)
         finally:
             self.b = 0
@@ -650,41 +657,42 @@ class Walk(LightLaws):
     def series_leaf(self, n, m, E, P):
         """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
         ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
-        self.b = self.leaf_bin(E, self.law(n, m)[0].meanf)
+        self.b, x = self.leaf_bin(E, self.law(n, m)[0].meanf)
         try:
             if self.tau_refine:
-                self.b = self.refine_bin(n, m, E)
-            self.series_bin_leaf(n, m, E, P)
+                self.b, x = self.refine_bin(n, m, E, x)
+            self.series_bin_leaf(n, m, E, P, x0=x)
         finally:
             self.b = 0
 
-    def refine_bin(self, n, m, E) -> int:
+    def refine_bin(self, n, m, E, x0=None) -> tuple:
         """The bin nearest the leaf's first-order cancelling ``tau`` from the series itself
         (module doc, "The choice of tau"): ``tau* = [t^(k-2)] / [t^(k-1)]`` of
         ``E_H(t) e^(tY) G0(t)`` (the middle box's ``G0``) at the float root of the current bin's
         lower end.  ``e^(tY) G(t) = prod (1 + t w_j)`` whatever ``tau``, so ``tau*`` is the zero of
         ``dF/dp_2 = kappa [t^k] E_H e^(tY) G d_2``, ``d_2 = -(t^2 - tau t) / 2``, at that point.
         A float choice only (any ``tau`` gives a valid enclosure); the current bin where it
-        fails."""
+        fails.  ``(b, y)``: ``y`` the root (else ``x0``, the Newton's start when given)."""
         b0 = self.b
         if self.tau0 <= 0 or self.tau_bin <= 0 or self.k < 3:
-            return b0
+            return b0, x0
         try:
             law, _, _, (boxes, ymin, _, _), _ = self.law(n, m)
             th = Series(E, self.kappa, self.k, boxes())
-            y = SeriesFloat(th, law.meanf).root(0, float(self.thr.log().mid()), law.meanf)
+            y0 = x0 if x0 is not None and math.isfinite(x0) and x0 > 0 else law.meanf
+            y = SeriesFloat(th, law.meanf).root(0, float(self.thr.log().mid()), y0)
             if not (math.isfinite(y) and y > 0):
-                return b0
+                return b0, x0
             ya = arb(y)
             c1 = (th.main_row * th._u(ya, 1))[0, 0]
             c2 = (th.main_row * th._u(ya, 2))[0, 0]
             c3 = (th.main_row * th._u(ya, 3))[0, 0]
             if not (c1 > 0 and c2 > 0):
-                return b0
+                return b0, y
             tau = min(float((c2 / c1).mid()), self.tau_max)
             r3 = float((c3 / c1).mid())
         except (ValueError, OverflowError, ZeroDivisionError):
-            return b0
+            return b0, x0
         b = round(math.log(tau / self.tau0) / math.log(1 + self.tau_bin))
         b = max(-200, min(b, 200))
         while self.tau0 * (1 + self.tau_bin) ** b > self.tau_max:
@@ -697,26 +705,29 @@ class Walk(LightLaws):
             if g:
                 b = (b, g)
         self.add_bin(b)
-        return b
+        return b, y
 
-    def series_bin_leaf(self, n, m, E, P):
+    def series_bin_leaf(self, n, m, E, P, *, x0=None):
         law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
         boxes = boxes()
         for box in boxes:
             self.ensure_monotone(box, ymin, ymax)
         self.fail += P * fail
         self.series_points(E, boxes, ymin, ymax, law.meanf,
-                           dn=(n, m, law, P), up=(n, m, law, P))
+                           dn=(n, m, law, P), up=(n, m, law, P), x0=x0)
 
-    def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up):
+    def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up, x0=None):
         """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
         power-sum ``boxes`` (certified monotone on ``[ymin, ymax]``; the caller adds the failure
         mass): ``dn = (n, m, law, P)`` takes ``P[R > thr] >= P[Y > s_dn]`` with ``Y`` of that
-        law, ``up`` ``P[R > thr] <= P[Y >= s_up]``; ``None`` skips a side."""
+        law, ``up`` ``P[R > thr] <= P[Y >= s_up]``; ``None`` skips a side.  The float Newton
+        roots start from ``x0`` (a nearby root; floats only) when given, else ``y0``; returns
+        the last float root (``None`` without one) for the next leaf's start."""
         th = Series(E, self.kappa, self.k, boxes)
         thr = self.thr
         a0, a1 = arb(ymin), arb(ymax)
-        g = FloatGuesses(th, y0, thr, ymin) if settings.GUESS_FLOATS else ArbGuesses(th, y0, thr)
+        g = (FloatGuesses(th, y0, thr, ymin, x0=x0) if settings.GUESS_FLOATS
+             else ArbGuesses(th, y0, thr))
         if dn is None:
             pass
         elif g.may_pass_lo(ymin) and th.lo(a0) > thr:
@@ -766,6 +777,7 @@ class Walk(LightLaws):
                 self.add_up_exact(P, arb(1))
             else:
                 self.tail(n, m, law, s_up, P, "up")
+        return getattr(g, "x_last", None)
 
     def pilot_leaf(self, th, law, P):
         """Pilot run: the leaf's ``alpha = -(dR/dp_2) / (dR/dx)`` at its threshold point,
@@ -857,29 +869,36 @@ class Walk(LightLaws):
                                                sg_base=self.sg_base, tol=self.tol, eps_int=self.eps_int,
                                                decay=self.decay, key=self.b)
         aa = arb(a)
+        sides = []
         if self.pend_up:
             W = sum((P for *_, P in self.pend_up), arb(0))
-            S = self.mix([(n, m, s - aa, P) for n, m, s, P in self.pend_up], sg, U1, T1, W)
-            # sum P P[x >= s] <= S + W Q
-            if self.upper:
-                self.hi += S + W * self.gtail
-            else:
-                self.lo += W - S - W * self.gtail
+            sides.append(("up", [(n, m, s - aa, P) for n, m, s, P in self.pend_up], W))
         if self.pend_dn:
             W = sum((P for *_, P in self.pend_dn), arb(0))
-            S = self.mix([(n, m, s + aa, P) for n, m, s, P in self.pend_dn], sg, U1, T1, W)
-            # sum P P[x > s] >= S - W Q
-            if self.upper:
-                self.lo += S - W * self.gtail
+            sides.append(("dn", [(n, m, s + aa, P) for n, m, s, P in self.pend_dn], W))
+        # both sides in one integral (the light laws' characteristic functions shared)
+        Ss = self.mix([(its, W) for _, its, W in sides], sg, U1, T1)
+        for (name, _, W), S in zip(sides, Ss):
+            if name == "up":
+                # sum P P[x >= s] <= S + W Q
+                if self.upper:
+                    self.hi += S + W * self.gtail
+                else:
+                    self.lo += W - S - W * self.gtail
             else:
-                self.hi += W - S + W * self.gtail
+                # sum P P[x > s] >= S - W Q
+                if self.upper:
+                    self.lo += S - W * self.gtail
+                else:
+                    self.hi += W - S + W * self.gtail
 
-    def mix(self, items, sg, U1, T1, W):
-        """Certified ``sum P P[V > x]`` over ``(n, m, x, P)`` of the current bin
-        (:func:`~exactdp.reductions.kfourier.integral.mixture_tail` with this walk's laws)."""
-        return integral.mixture_tail(items, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
-                                     pl1=self.pl1, sg=sg, U1=U1, T1=T1, W=W, eps_int=self.eps_int,
-                                     tol=self.tol, prec=self.prec)
+    def mix(self, sides, sg, U1, T1):
+        """Certified ``sum P P[V > x]`` over ``(n, m, x, P)`` of the current bin, for each side
+        ``(items, W)`` (:func:`~exactdp.reductions.kfourier.integral.mixture_tails` with this
+        walk's laws: one integral for both sides)."""
+        return integral.mixture_tails(sides, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
+                                      pl1=self.pl1, sg=sg, U1=U1, T1=T1, eps_int=self.eps_int,
+                                      tol=self.tol, prec=self.prec)
 
 
 def hull_segments(items, cap: float):
