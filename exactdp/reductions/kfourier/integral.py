@@ -103,7 +103,9 @@ def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_in
         sg2h = arb(sg) ** 2 / 2
         i = acb(0, 1)
 
-        def side(z, real, zr, zz, keys, clusters, f0p, f0m, f1p, f1m):
+        def side(z, real, zr, zz, setup, phis):
+            keys, clusters = setup[0], setup[1]
+            f0p, f0m, f1p, f1m = phis
             gp = gm = acb(0)
             n_last = None
             for n, m in keys:
@@ -172,9 +174,10 @@ def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_in
                     f1p = sum((p * e for p, e in zip(pl1, e1)), acb(0))
                     f1m = sum((p / e for p, e in zip(pl1, e1)), acb(0))
             ga = (-sg2h * z * z).exp() / (2 * i * z)
-            out = side(z, real, zr, zz, setups[0][0], setups[0][1], f0p, f0m, f1p, f1m)
+            phis = (f0p, f0m, f1p, f1m)
+            out = side(z, real, zr, zz, setups[0], phis)
             if len(setups) > 1:
-                out += i * side(z, real, zr, zz, setups[1][0], setups[1][1], f0p, f0m, f1p, f1m)
+                out += i * side(z, real, zr, zz, setups[1], phis)
             return out * ga
 
         sg2 = arb(sg) ** 2

@@ -172,6 +172,7 @@ class Walk(LightLaws):
         self.certified = {}                     # box -> its certified range of Y (ensure_monotone)
         self.saddles = {}                       # (id of a cached light law, side) -> last tail saddle
         self.binoms = {}                        # (level, count) -> (1 + w t)^count to degree k
+        self.root_ratio = 1.0                   # the last leaf's plain root / its light mean (a start)
         self.b = 0                              # the current bin of tau (series)
         # the fine series settings (series module doc): by the settings (None), or asked for
         # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
@@ -428,8 +429,17 @@ class Walk(LightLaws):
             xs = []
             for _, _, poly, _ in items:
                 scr = self._screen(coeffs(poly))       # the plain bound's float image (leaf_bin's)
-                xs.append(log_newton(lambda y: plain_log(scr.logE, scr.lk, self.k, y), scr.lthr,
-                                     xs[-1] if xs else law.meanf))
+                # from the second item on, one Newton step from the last two roots' secant
+                # (the roots move smoothly with the count; the estimate only chooses runs)
+                fn = lambda y: plain_log(scr.logE, scr.lk, self.k, y)      # noqa: E731
+                if len(xs) >= 2:
+                    x0 = xs[-1] * xs[-1] / xs[-2]
+                    x = log_newton(fn, scr.lthr, x0, iters=1)
+                    if not abs(math.log(x / x0)) < 1e-2:
+                        x = log_newton(fn, scr.lthr, x)      # a large step: to convergence
+                else:
+                    x = log_newton(fn, scr.lthr, xs[-1] if xs else law.meanf)
+                xs.append(x)
             ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
             g = FloatGuesses(Series(coeffs(items[ib][2]), self.kappa, self.k, boxes), law.meanf, self.thr, ymin)
             ratio = g.root_lo() / xs[ib]
@@ -657,7 +667,12 @@ class Walk(LightLaws):
     def series_leaf(self, n, m, E, P):
         """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
         ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
-        self.b, x = self.leaf_bin(E, self.law(n, m)[0].meanf)
+        # the plain root's Newton from the last leaf's root relative to its light mean (the
+        # leaves come in siblings, their roots close; a float start only)
+        mf = self.law(n, m)[0].meanf
+        self.b, x = self.leaf_bin(E, mf * self.root_ratio)
+        if x is not None and math.isfinite(x) and x > 0 and mf > 0:
+            self.root_ratio = x / mf
         try:
             if self.tau_refine:
                 self.b, x = self.refine_bin(n, m, E, x)
