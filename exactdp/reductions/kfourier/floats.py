@@ -106,7 +106,9 @@ def plain_log(logE: np.ndarray, lkappa: float, k: int, y: float):
 
 def log_newton(f, lthr: float, y0: float, iters: int = 60) -> float:
     """``y`` with ``log F(y) ~ lthr`` by Newton's method in ``log y`` (``f(y) = (log F,
-    d log F / d log y)``, ``F`` nondecreasing; a float guess only)."""
+    d log F / d log y)``, ``F`` nondecreasing; a float guess only).  Stops after a step below
+    ``1e-7``: the point after it is off by ~1e-14 (quadratic convergence), the float images'
+    own accuracy (one evaluation per root fewer than stepping until the step vanishes)."""
     t = math.log(max(y0, 1e-300))
     for _ in range(iters):
         lv, sl = f(math.exp(t))
@@ -116,7 +118,7 @@ def log_newton(f, lthr: float, y0: float, iters: int = 60) -> float:
             step = -(lv - lthr) / max(sl, 1e-3)
         step = max(-2.0, min(2.0, step))
         t += step
-        if abs(step) < 1e-14:
+        if abs(step) < 1e-7:
             break
     return math.exp(t)
 
@@ -344,28 +346,30 @@ class FloatGuesses:
     def clears_lo(self, y) -> bool:
         """The float lower end above the threshold by ``GUESS_CUSHION`` (the arb check will
         likely pass; only picks which steps are checked)."""
-        if self._short_of(0, y, +1.0):
-            return False
+        near = self._near(0, y)
+        if near is not None:
+            return near > self.lthr + settings.GUESS_CUSHION
         return self._ends(y)[0][0] > self.lthr + settings.GUESS_CUSHION
 
     def clears_up(self, y) -> bool:
-        if self._short_of(1, y, -1.0):
-            return False
+        near = self._near(1, y)
+        if near is not None:
+            return near < self.lthr - settings.GUESS_CUSHION
         return self._ends(y)[1][0] < self.lthr - settings.GUESS_CUSHION
 
-    def _short_of(self, which: int, y: float, sign: float) -> bool:
-        """A step ``y`` this close to the end's root (within 1e-6 in ``log y``) that the linear
-        image from the root's last Newton point moves the end by less than half the cushion:
-        the float end there would not clear it either (the second-order term is ~1e-12 of
-        it), so ``ends`` is not evaluated (the steps 1e-13, 1e-11 after each root)."""
+    def _near(self, which: int, y: float):
+        """The end's float image at a step ``y`` this close to its root (within 1e-6 in
+        ``log y``) from the linear image at the root's last Newton point (the second-order
+        term is ~1e-12 of the cushion, the float end's own error ~1e-12): ``ends`` is not
+        evaluated at the steps 1e-13 ... 1e-7 after each root; ``None`` farther out."""
         last = self.last.get(which)
         if last is None:
-            return False
+            return None
         ye, lv, sl = last
         d = math.log(y / ye) if y > 0 else math.inf
         if not abs(d) <= 1e-6:
-            return False
-        return sign * (lv + sl * d - self.lthr) < 0.5 * settings.GUESS_CUSHION
+            return None
+        return lv + sl * d
 
     def root_lo(self) -> float:
         return self._root(0)

@@ -298,9 +298,7 @@ class Walk(LightLaws):
                         bp = self.binoms.get((l, c))
                         if bp is None:
                             bp = self.binoms[(l, c)] = _binom_poly(wl, c, k)
-                        npoly = poly * bp
-                        cf = npoly.coeffs()[:k + 1]
-                        npoly = arb_poly(cf)
+                        npoly = (poly * bp).truncate(k + 1)
                     # every child is first offered to the cheap decision; only an
                     # undecided one of mass >= tol is expanded (else dropped)
                     rb = runs.setdefault(B, [[]])
@@ -770,10 +768,11 @@ class Walk(LightLaws):
             pass
         elif not g.may_pass_up(ymin):
             self.add_up_exact(up[3], arb(1))      # (a float far above: the check cannot pass)
-        elif g.may_pass_up(ymax) and th.up(a1) < thr:
+        elif (x := g.root_up()) >= ymax and th.up(a1) < thr:
+            # (the float root at or beyond Ymax: the check at Ymax may pass; below it the
+            # float end at Ymax is above the threshold and the check is not run)
             self.add_up_exact(up[3], arb(0))      # R > thr only on the failure event
         else:
-            x = g.root_up()
             s_up = None
             for dlt in settings.STEPS:
                 c = arb(x * (1 - dlt))
