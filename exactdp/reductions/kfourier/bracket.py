@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 from math import comb
 
-from flint import arb, arb_poly, ctx
+from flint import arb, arb_mat, arb_poly, ctx
 
 from .arbs import float_hi
 
@@ -224,31 +224,50 @@ class NodePoly:
     at most ``max(0, x^(m-2) (x^2 - C(m, 2) p_2))``, which is nondecreasing in ``x`` and
     nonincreasing in ``p_2`` (a term below 0 is at most 0).  ``m*`` (the last ``m`` with
     ``C(m, 2) P2hi < y^2``, where the terms turn negative) is chosen in floats: any choice is
-    valid.  Two polynomial evaluations in arb instead of :class:`Threshold`'s mean-value form
-    per ``m`` (cheaper than the float screens, which are not used on this path)."""
+    valid.  Both are sums ``kappa sum_j E_j W_j`` with weights ``W`` that depend on ``y`` (and
+    ``P2hi``) only (:func:`node_column`): one row-times-matrix product in arb per heavy
+    polynomial for every point asked at once (:meth:`values`), the columns built once per
+    light law by the caller, instead of :class:`Threshold`'s mean-value form per ``m``
+    (cheaper than the float screens, which are not used on this path)."""
 
     def __init__(self, E, kappa, k):
-        fact = _fact(k)
-        self.A = [E[k - m] / fact[m] for m in range(k + 1)]
+        row = list(E[:k + 1])
+        if len(row) <= k:
+            row += [arb(0)] * (k + 1 - len(row))
+        self.row = arb_mat([row])
         self.kappa, self.k = kappa, k
-        self._B, self._up = [], None
+
+    def values(self, cols: arb_mat) -> list:
+        """``kappa sum_j E_j W_j`` for every column ``W`` of ``cols``."""
+        v = self.row * cols
+        return [self.kappa * v[0, c] for c in range(cols.ncols())]
 
     def lo(self, y: float, P2hi: arb) -> arb:
-        p, yy = float_hi(P2hi), y * y
-        ms = 1
-        while ms < self.k and (ms + 1) * ms / 2 * p < yy:
-            ms += 1
-        c2 = _threshold_consts(self.k)[0]
-        while len(self._B) < ms - 1:
-            m = len(self._B) + 2
-            self._B.append(self.A[m] * c2[m])
-        Y = arb(y)
-        v = arb_poly(self.A[:ms + 1])(Y)
-        if ms >= 2:
-            v -= P2hi * arb_poly(self._B[:ms - 1])(Y)
-        return self.kappa * v
+        return self.values(node_column(self.k, y, P2hi))[0]
 
     def up0(self, y: float) -> arb:
-        if self._up is None:
-            self._up = arb_poly(self.A)
-        return self.kappa * self._up(arb(y))
+        return self.values(node_column(self.k, y, None))[0]
+
+
+def node_column(k: int, y: float, P2hi, *, more=()) -> arb_mat:
+    """The weights ``W_j`` of :class:`NodePoly` at ``y`` as a ``(k + 1) x 1`` matrix (``E_j``
+    pairs with ``m = k - j``): ``Up0`` (``P2hi`` None): ``W_j = y^m / m!``; ``Lo``:
+    ``y^m / m! - P2hi y^(m-2) / (2 (m-2)!)`` for ``m <= m*`` (``C(m, 2) / m! = 1 / (2 (m-2)!)``),
+    0 above.  ``more``: further ``(y, P2hi)`` as further columns."""
+    cols = []
+    for yy, p2 in ((y, P2hi), *more):
+        Y = arb(yy)
+        g = [arb(1)]
+        for m in range(1, k + 1):
+            g.append(g[-1] * Y / m)            # Y^m / m!
+        if p2 is None:
+            cols.append(g)
+            continue
+        p, y2 = float_hi(p2), yy * yy
+        ms = 1
+        while ms < k and (ms + 1) * ms / 2 * p < y2:
+            ms += 1
+        half = p2 / 2
+        cols.append([(g[m] - half * g[m - 2] if m >= 2 else g[m]) if m <= ms else arb(0)
+                     for m in range(k + 1)])
+    return arb_mat([[c[k - j] for c in cols] for j in range(k + 1)])

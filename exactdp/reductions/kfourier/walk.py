@@ -92,7 +92,7 @@ from ...engine.largen import K_SMOOTH, pmf_window, split_plan
 from ...model.mechanism import Mechanism
 from . import integral, settings
 from .arbs import exact_arb, float_hi
-from .bracket import NodePoly, Threshold, alpha_at
+from .bracket import NodePoly, Threshold, alpha_at, node_column
 from .floats import NO_SCREEN, ArbGuesses, FloatGuesses, LoScreen, PlainScreen, SeriesFloat, log_coeffs, \
     log_newton, plain_log
 from .laws import LightLaws
@@ -536,21 +536,36 @@ class Walk(LightLaws):
         return B if B < 1 else None
 
     def _side_bounds_poly(self, l, n, m, npoly, lower):
-        """:meth:`side_bounds` with the checks of :class:`NodePoly` (``alpha = 0``)."""
+        """:meth:`side_bounds` with the checks of :class:`NodePoly` (``alpha = 0``): every
+        ``z`` at once (the weights' columns built once per light law)."""
         thr = self.thr
         if lower:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
-            for z in settings.PARTIAL_Z:
-                xz = law.meanf - z * law.sdf
-                if xz > 0 and npoly.lo(xz, P2hi) > thr:
+            pts = [(z, law.meanf - z * law.sdf) for z in settings.PARTIAL_Z]
+            pts = [(z, xz) for z, xz in pts if xz > 0]
+            if not pts:
+                return None
+            cols = self._node_cols(("nsl", n, m), [(xz, P2hi) for _, xz in pts])
+            for (z, xz), v in zip(pts, npoly.values(cols)):
+                if v > thr:
                     return self._partial_lo(law, n, m, z, xz, fail)
             return None
         rl = self.rest_law(l, n, m)
-        for z in settings.PARTIAL_Z:
-            xz = rl.meanf + z * rl.sdf
-            if npoly.up0(xz) < thr:
+        pts = [(z, rl.meanf + z * rl.sdf) for z in settings.PARTIAL_Z]
+        cols = self._node_cols(("nsu", l, n, m), [(xz, None) for _, xz in pts])
+        for (z, xz), v in zip(pts, npoly.values(cols)):
+            if v < thr:
                 return self._partial_up(rl, l, n, m, z, xz)
         return None
+
+    def _node_cols(self, key, pts):
+        """:func:`~exactdp.reductions.kfourier.bracket.node_column` at the points ``pts``
+        (``(y, P2hi or None)``), cached under ``key`` (the points are the light law's)."""
+        cols = self.laws.get(key)
+        if cols is None:
+            (y, p2), *more = pts
+            cols = self.laws[key] = node_column(self.k, y, p2, more=more)
+        return cols
 
 
     def decide(self, l, n, m, poly, P) -> bool:
@@ -565,15 +580,16 @@ class Walk(LightLaws):
         k, thr = self.k, self.thr
         pm = float_hi(P)
         cf = poly.coeffs()
-        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         xz = law.meanf - 8 * law.sdf
         if self.alpha.is_zero() and settings.NODE_POLY:
             # the series walk: both checks as two polynomials each (NodePoly), no screens
-            scr, npoly = NO_SCREEN, NodePoly(E, self.kappa, k)
-            lo_ok = lambda y: npoly.lo(y, P2hi) > thr               # noqa: E731
-            up_ok = lambda y: npoly.up0(y) < thr                    # noqa: E731
+            # (the weights at each light law's point built once: NodePoly.values)
+            scr, npoly = NO_SCREEN, NodePoly(cf, self.kappa, k)
+            lo_ok = lambda y: npoly.values(self._node_cols(("ndl", n, m), [(y, P2hi)]))[0] > thr      # noqa: E731
+            up_ok = lambda y: npoly.values(self._node_cols(("ndu", l, n, m), [(y, None)]))[0] < thr   # noqa: E731
         else:
+            E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
             scr = self._screen(E)
             lscr = self._lo_screen(scr, P2lo, P2hi)
 
