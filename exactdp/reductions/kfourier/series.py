@@ -124,15 +124,25 @@ split's ~1.7e5 children below ``tol * LEAF_FRACTION``), 64 % at ``k = 128``, 88 
 With ``GROUP_HULL`` and ``PENULT_FRACTION = 1e-2`` the last split's groups are ~2 % of the
 width at ``k = 64`` (relative width 13 % -> 2.8 %); what remains is the earlier splits' groups
 (children below ``tol``, 73 %) and the series enclosure (24 %).
+
+**Precision.**  :meth:`Series.value` is one matrix product per point: the boxes' coefficient
+matrix (every box polynomial's coefficients) times the column ``u_r(Y)``, then the enclosure
+matrix (:func:`enclosure_matrix`: the Taylor form's balls) times that.  The products run at
+``VALUE_PREC`` = 64 bits (one limb), the coefficient matrix rounded outward to it once per box
+set (:func:`box_matrix_at`): every entry and every product is still a ball containing the exact
+number, and the rounding (~1e-19 of the terms) is far below the enclosure's own radius (~1e-4 ..
+1e-3 relative).  Sampled at ``L = 40``, ``N = 10^7``, ``k = 8`` and ``k = 128``, the radii at 64
+bits and at the walk's 160 agree to 3e-9 (relative); the product takes half the time.
 """
 
 from __future__ import annotations
 
 import math
 
-from flint import arb, arb_mat, arb_poly
+from flint import arb, arb_mat, arb_poly, ctx
 
 from ...core.errors import PrecisionError
+from . import settings
 from .arbs import float_hi
 from .bracket import Threshold
 
@@ -368,8 +378,16 @@ class Series:
         exact = y.rad() == 0
         if exact and self._lastV is not None and self._lastV[0] == float(y):
             return self._lastV[1]
-        col = self.mat * self._u(y)
-        enc = enclosure_matrix(self.boxes, self.k) * col
+        p = settings.VALUE_PREC
+        if p:
+            # the products at VALUE_PREC bits (module doc, "Precision"): the matrix rounded
+            # outward once per box set, the column at this precision
+            with ctx.workprec(p):
+                col = box_matrix_at(self.boxes, self.k, p) * self._u(+y)
+                enc = enclosure_matrix(self.boxes, self.k) * col
+        else:
+            col = self.mat * self._u(y)
+            enc = enclosure_matrix(self.boxes, self.k) * col
         out = enc[0, 0]
         for i in range(1, enc.nrows()):
             out = out.union(enc[i, 0])
@@ -422,6 +440,20 @@ def box_matrix(boxes, k):
     out = (arb_mat(rows), offsets, arb_mat([rows[mid]]))
     if hasattr(boxes, "__dict__"):
         boxes._kf_matrix = (k, out)
+    return out
+
+
+def box_matrix_at(boxes, k, prec: int) -> arb_mat:
+    """:func:`box_matrix`'s matrix with every entry rounded (outward: a ball containing it) to
+    ``prec`` bits; cached on the box list."""
+    cache = getattr(boxes, "_kf_matrix_at", None)
+    if cache is not None and cache[0] == (k, prec):
+        return cache[1]
+    mat = box_matrix(boxes, k)[0]
+    with ctx.workprec(prec):
+        out = arb_mat([[+mat[i, j] for j in range(mat.ncols())] for i in range(mat.nrows())])
+    if hasattr(boxes, "__dict__"):
+        boxes._kf_matrix_at = ((k, prec), out)
     return out
 
 

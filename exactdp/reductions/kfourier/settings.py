@@ -138,6 +138,11 @@ P3_BELOW = False
 #: neighbouring light laws share one box set (:meth:`laws.LightLaws.box_set`); 0: each law its own
 BOX_GRID_BITS = 16
 
+#: the series enclosure's matrix products (:meth:`series.Series.value`) at this many bits (the
+#: boxes' coefficient matrix rounded outward to it once per box set; 0: the walk's precision):
+#: the enclosure's own radius is ~1e-4 .. 1e-3 relative, the rounding ~1e-19 of the terms
+VALUE_PREC = 64
+
 #: the ``p_2`` range of the series enclosure in this many sub-boxes (union of enclosures)
 SERIES_SPLIT = 8
 SERIES_SPLIT_LARGE_K = 4
