@@ -172,7 +172,9 @@ class LightLaws:
             if k >= 3 and p3hi < p3lo:
                 continue                 # empty: p_3 >= P3lo > w_max p_2
             iv = {}
-            nvars = settings.SERIES_VARS if k < settings.SERIES_VARS_FROM_K else min(settings.SERIES_VARS, settings.SERIES_VARS_LARGE_K)
+            nvars = settings.SERIES_VARS
+            if k >= settings.SERIES_VARS_FROM_K or k < settings.SERIES_VARS_SMALL_BELOW_K:
+                nvars = min(nvars, settings.SERIES_VARS_LARGE_K)
             for i in range(2, nvars + 1 if k >= 2 else 2):
                 if i == 2:
                     iv[i] = (a, b)

@@ -104,6 +104,11 @@ SERIES_VARS = 8
 #: polynomials of degree k per box
 SERIES_VARS_FROM_K = 64
 SERIES_VARS_LARGE_K = 4
+#: ... and below this k (the Taylor terms of ``p_i``, ``i >= 5``, grow with ``k``): at L = 40,
+#: N = 10^7, q = 0.30, tol = 1e-4 the width of eta is the same to 4e-6 at k = 9 with p_2 .. p_4
+#: as with p_2 .. p_8 (3 against 7 variables: 10 polynomials per box instead of 36, ~10 % of the
+#: CPU), but 1.6 % wider at k = 16 for 4 % of the CPU (``benchmarks/RESULTS.md``, session 10)
+SERIES_VARS_SMALL_BELOW_K = 12
 
 #: relative width of the bins of ``tau`` (series): each leaf's light statistic uses the bin
 #: nearest its own first-order cancelling ``tau``; one Fourier integral per bin (below
