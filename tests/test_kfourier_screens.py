@@ -167,3 +167,27 @@ def test_taylor_order_per_cluster(monkeypatch):
     full = _small()
     assert base.overlaps(full) and abs(float(base.lower - full.lower)) < 1e-9
     assert abs(float(base.upper - full.upper)) < 1e-9
+
+
+def test_both_sides_in_one_integral(monkeypatch):
+    """:func:`integral.mixture_tails` of a bin's two sides in one integral (``F_0 + i F_1``)
+    encloses what each side's own integral (:func:`integral.mixture_tail`) encloses: the real
+    part side 0, the imaginary part side 1.  Fails with the parts swapped (the sides' masses
+    differ)."""
+    calls, orig = [], integral.mixture_tails
+
+    def rec(sides, **kw):
+        out = orig(sides, **kw)
+        calls.append((sides, kw, out))
+        return out
+    monkeypatch.setattr(integral, "mixture_tails", rec)
+    _small()
+    two = [c for c in calls if len(c[0]) == 2]
+    assert two
+    for sides, kw, out in two[:4]:
+        for (items, W), got in zip(sides, out):
+            alone = integral.mixture_tail(items, W=W, **kw)
+            assert got.overlaps(alone)
+            assert float(abs(got - alone).upper()) <= 1e-3 * float(W.upper())
+        assert not out[0].overlaps(integral.mixture_tail(sides[1][0], W=sides[1][1], **kw)) or \
+            not out[1].overlaps(integral.mixture_tail(sides[0][0], W=sides[0][1], **kw))

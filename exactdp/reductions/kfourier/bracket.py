@@ -253,7 +253,14 @@ def node_column(k: int, y: float, P2hi, *, more=()) -> arb_mat:
     """The weights ``W_j`` of :class:`NodePoly` at ``y`` as a ``(k + 1) x 1`` matrix (``E_j``
     pairs with ``m = k - j``): ``Up0`` (``P2hi`` None): ``W_j = y^m / m!``; ``Lo``:
     ``y^m / m! - P2hi y^(m-2) / (2 (m-2)!)`` for ``m <= m*`` (``C(m, 2) / m! = 1 / (2 (m-2)!)``),
-    0 above.  ``more``: further ``(y, P2hi)`` as further columns."""
+    0 above.  ``more``: further ``(y, P2hi)`` as further columns.
+
+    >>> c = node_column(2, 0.5, None)            # y^2 / 2, y, 1 against E_0, E_1, E_2
+    >>> [c[j, 0] for j in range(3)] == [arb(0.125), arb(0.5), arb(1)]
+    True
+    >>> NodePoly([arb(1), arb(2), arb(3)], arb(1), 2).up0(0.5) == arb(4.125)
+    True
+    """
     cols = []
     for yy, p2 in ((y, P2hi), *more):
         Y = arb(yy)
