@@ -336,7 +336,7 @@ class Series:
         self.EP = arb_poly(E)
         self.boxes = boxes
         self.mat, self.offsets, self.main_row = box_matrix(boxes, k)
-        self._last = self._lastB = self._lastV = None
+        self._lastB = self._lastV = None
 
     def _coeffs(self, y: arb):
         """``B_j = [t^j] E_H(t) e^(tY)``, ``j = 0 .. k`` (cached for the last exact point: the
@@ -360,16 +360,6 @@ class Series:
         zero = arb(0)
         return arb_mat([[B[k - shift - r] if k - shift - r >= 0 else zero] for r in range(k + 1)])
 
-    def _values(self, y: arb):
-        exact = y.rad() == 0
-        if exact and self._last is not None and self._last[0] == float(y):
-            return self._last[1]
-        col = self.mat * self._u(y)
-        vals = [col[i, 0] for i in range(col.nrows())]
-        if exact:
-            self._last = (float(y), vals)
-        return vals
-
     def value(self, y: arb) -> arb:
         """A ball containing ``F(y, p)`` for every ``p`` in the union of the boxes: every box's
         :meth:`Box.enclose` at once, as the product of :func:`enclosure_matrix` with the
@@ -379,15 +369,11 @@ class Series:
         if exact and self._lastV is not None and self._lastV[0] == float(y):
             return self._lastV[1]
         p = settings.VALUE_PREC
-        if p:
-            # the products at VALUE_PREC bits (module doc, "Precision"): the matrix rounded
-            # outward once per box set, the column at this precision
-            with ctx.workprec(p):
-                col = box_matrix_at(self.boxes, self.k, p) * self._u(+y)
-                enc = enclosure_matrix(self.boxes, self.k) * col
-        else:
-            col = self.mat * self._u(y)
-            enc = enclosure_matrix(self.boxes, self.k) * col
+        # the products at VALUE_PREC bits (module doc, "Precision"): the matrix rounded outward
+        # once per box set, the column at this precision (0: the walk's precision and matrix)
+        with ctx.workprec(p or ctx.prec):
+            mat = box_matrix_at(self.boxes, self.k, p) if p else self.mat
+            enc = enclosure_matrix(self.boxes, self.k) * (mat * self._u(+y))
         out = enc[0, 0]
         for i in range(1, enc.nrows()):
             out = out.union(enc[i, 0])
