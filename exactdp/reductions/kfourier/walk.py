@@ -16,6 +16,15 @@ monotonicity certificate below (small ``q``: at ``q = 0.30``, ``k = 16`` its Che
 ``[0.17, 1.26]``), the walk is run again with the level heavy; the certificate is asked at the
 region's margin below ``Ymin`` first, then at ``Ymin`` itself (each suffices for its laws).
 
+**Decisions by the coupling.**  Among the children of one node with the same changed-user
+count, ``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (next
+paragraph).  So a child decided above (``P[R <= thr | A0] <= B``) decides every child with
+``A >= A0`` with the same ``B``, and a child decided below every child with ``A <= A1``: one
+decision per end of each row, found by bisection (:meth:`Walk.split_row`), the end's mass summed,
+instead of one decision per child.  At ``L = 40``, ``N = 10^7``, ``k = 32``, ``q = 0.30``, ``tol =
+1e-3``: 1,321,576 decisions -> 101,406 settled ends, 118.6 -> 93.2 CPU s, the mass left to the
+binomial windows' tiny children 1.6e-4 -> 2.1e-5 (the ends take them too).
+
 **Light undecided children in monotone groups.**  Such a child's mass need not enter the
 width whole.  Among the children of one node with the same changed-user count,
 ``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (couple
@@ -81,6 +90,7 @@ is the certificate of monotonicity (its margin, now given up after repeated fail
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 from math import comb
@@ -257,7 +267,6 @@ class Walk(LightLaws):
     # ----------------------------------------------------------------- walk
     def run(self):
         stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1))]
-        k = self.k
         while stack:
             idx, n_rem, m_rem, poly, P = stack.pop()
             self.nodes += 1
@@ -280,50 +289,91 @@ class Walk(LightLaws):
                 self.dropped += P * arb(tail1)
             else:
                 vals1 = [(0, arb(1))]
-            wl = self.w[l]
-            runs = {}                  # B -> runs of consecutive dropped children (ascending A)
-            for A, pA in vals0:
-                PA = P * pA
-                if float_hi(PA) < self.tol * 1e-6:
-                    self.dropped += PA
-                    continue
-                for B, pB in vals1:
-                    Pk = PA * pB
-                    if float_hi(Pk) < self.tol * 1e-6:
-                        self.dropped += Pk
-                        continue
-                    c = A + B
-                    npoly = poly
-                    if c:
-                        bp = self.binoms.get((l, c))
-                        if bp is None:
-                            bp = self.binoms[(l, c)] = _binom_poly(wl, c, k)
-                        npoly = (poly * bp).truncate(k + 1)
-                    # every child is first offered to the cheap decision; only an
-                    # undecided one of mass >= tol is expanded (else dropped)
-                    rb = runs.setdefault(B, [[]])
-                    if self.decide(nxt, n_rem - A, m_rem - B, npoly, Pk):
-                        if rb[-1]:
-                            rb.append([])
-                        continue
-                    if float_hi(Pk) < self.drop_below[idx]:
-                        st = self.drop_stats.setdefault(idx, [0, 0.0])
-                        st[0] += 1
-                        st[1] += float(Pk)
-                        if settings.PARTIAL_DROP:
-                            rb[-1].append((n_rem - A, m_rem - B, npoly, Pk))
-                        else:
-                            self.dropped += Pk
-                        continue
-                    if rb[-1]:
-                        rb.append([])
-                    stack.append((idx + 1, n_rem - A, m_rem - B, npoly, Pk))
+            groups = []                # runs of consecutive dropped children (ascending A)
+            PAs = [(A, P * pA) for A, pA in vals0]
+            for B, pB in vals1:
+                groups += self.split_row(idx, l, nxt, poly, (n_rem, m_rem, B), [(A, PA * pB) for A, PA in PAs],
+                                         stack)
             self.leaf_kids = idx + 1 == len(self.heavy)
-            for rb in runs.values():
-                for items in rb:
-                    if items:
-                        self.bound_group(nxt, items, 0)
+            for items in groups:
+                if items:
+                    self.bound_group(nxt, items, 0)
         self.flush()
+
+    def split_row(self, idx, l, nxt, poly, counts, kids, stack):
+        """The children of one node with one changed-user count ``B`` at the split level ``l``
+        (``kids``: ``(A, mass)``, ascending null count ``A``; ``counts = (n_rem, m_rem, B)``).
+        ``f(A) = P[R > thr | A]`` is nondecreasing in ``A`` (module doc, "Decisions by the
+        coupling"), so one decision settles a whole end of the row: the least ``A`` decided
+        above (found by bisection) bounds every child from it on, the greatest decided below
+        every child up to it, each end's mass at once.  The children between are dropped into
+        runs (returned, for :meth:`bound_group`) or expanded (pushed on ``stack``)."""
+        k = self.k
+        n_rem, m_rem, B = counts
+        K = len(kids)
+        mass = [float_hi(Pk) for _, Pk in kids]
+        pre = list(itertools.accumulate(mass))
+        made = {}
+
+        def child(i):
+            if i not in made:
+                A, Pk = kids[i]
+                c = A + B
+                npoly = poly
+                if c:
+                    bp = self.binoms.get((l, c))
+                    if bp is None:
+                        bp = self.binoms[(l, c)] = _binom_poly(self.w[l], c, k)
+                    npoly = (poly * bp).truncate(k + 1)
+                made[i] = (n_rem - A, m_rem - B, npoly, Pk)
+            return made[i]
+
+        def decision(i, above, pm):
+            n, m, npoly, _ = child(i)
+            return self.decision(nxt, n, m, npoly, pm, above=above)
+        # the least child decided above, the greatest below it decided below (bisection: the
+        # decisions are monotone in A up to the screens; any decided child is a valid end)
+        a, b, up = 0, K, None
+        while a < b:
+            i = (a + b) // 2
+            cert = decision(i, True, pre[-1] - (pre[i - 1] if i else 0.0))
+            if cert is not None:
+                b, up = i, cert
+            else:
+                a = i + 1
+        top = b
+        a, b, dn = -1, top - 1, None
+        while a < b:
+            i = (a + b + 1) // 2
+            cert = decision(i, False, pre[i])
+            if cert is not None:
+                a, dn = i, cert
+            else:
+                b = i - 1
+        bottom = a
+        if up is not None:
+            self.settle(up, sum((Pk for _, Pk in kids[top:]), arb(0)))
+        if dn is not None:
+            self.settle(dn, sum((Pk for _, Pk in kids[:bottom + 1]), arb(0)))
+        runs = [[]]
+        for i in range(bottom + 1, top):
+            Pk = kids[i][1]
+            if mass[i] < self.tol * 1e-6:
+                self.dropped += Pk
+                continue
+            if mass[i] < self.drop_below[idx]:
+                st = self.drop_stats.setdefault(idx, [0, 0.0])
+                st[0] += 1
+                st[1] += mass[i]
+                if settings.PARTIAL_DROP:
+                    runs[-1].append(child(i))
+                else:
+                    self.dropped += Pk
+                continue
+            if runs[-1]:
+                runs.append([])
+            stack.append((idx + 1, *child(i)))
+        return runs
 
     def bound_group(self, l, items, depth):
         """Children of one node too light to expand (same changed-user count, ascending count
@@ -568,67 +618,64 @@ class Walk(LightLaws):
         return cols
 
 
-    def decide(self, l, n, m, poly, P) -> bool:
-        """Decide a partial node (levels ``> l`` placed) when the rest cannot move
-        ``R`` across the threshold except with mass below ``tol * 1e-2``:
+    def decision(self, l, n, m, poly, pm, *, above: bool):
+        """The decision of a partial node (levels ``> l`` placed, mass at most ``pm``) on one
+        side, when the rest cannot move ``R`` across the threshold except with mass below
+        ``tol * 1e-2``: ``("above", B, fail)`` or ``("below", B)`` (:meth:`settle`), else ``None``.
 
-        * surely ``Lo > thr``: every unplaced output lowered to the light law
-          (stochastically smaller; ``e_k`` is nondecreasing in every weight) and
-          ``Lo`` of the light sum at ``mean - 8 sd`` above the threshold;
-        * surely ``Up0 < thr``: ``e_k <= sum_i e_i(H) p_1^(k-i) / (k-i)!`` with
-          ``p_1`` the unplaced outputs' sum, at ``mean + 8 sd`` of its law."""
+        * ``above``, surely ``Lo > thr``: every unplaced output lowered to the light law
+          (stochastically smaller; ``e_k`` is nondecreasing in every weight) and ``Lo`` of the
+          light sum at ``mean - 8 sd`` above the threshold: ``P[R <= thr] <= B + fail``;
+        * below, surely ``Up0 < thr``: ``e_k <= sum_i e_i(H) p_1^(k-i) / (k-i)!`` with ``p_1``
+          the unplaced outputs' sum, at ``mean + 8 sd`` of its law: ``P[R > thr] <= B``."""
         k, thr = self.k, self.thr
-        pm = float_hi(P)
         cf = poly.coeffs()
-        law, P2lo, P2hi, xstar, fail = self.law(n, m)
-        xz = law.meanf - 8 * law.sdf
+        if above:
+            law, P2lo, P2hi, xstar, fail = self.law(n, m)
+            xz = law.meanf - 8 * law.sdf
+            if not xz > 0:
+                return None
+        else:
+            rl = self.rest_law(l, n, m)
+            xz = rl.meanf + 8 * rl.sdf
         if self.alpha.is_zero() and settings.NODE_POLY:
-            # the series walk: both checks as two polynomials each (NodePoly), no screens
-            # (the weights at each light law's point built once: NodePoly.values)
-            scr, npoly = NO_SCREEN, NodePoly(cf, self.kappa, k)
-            lo_ok = lambda y: npoly.values(self._node_cols(("ndl", n, m), [(y, P2hi)]))[0] > thr      # noqa: E731
-            up_ok = lambda y: npoly.values(self._node_cols(("ndu", l, n, m), [(y, None)]))[0] < thr   # noqa: E731
+            # the series walk: the check as a polynomial (NodePoly), no screens (the weights
+            # at each light law's point built once)
+            npoly = NodePoly(cf, self.kappa, k)
+            if above:
+                ok = npoly.values(self._node_cols(("ndl", n, m), [(xz, P2hi)]))[0] > thr
+            else:
+                ok = npoly.values(self._node_cols(("ndu", l, n, m), [(xz, None)]))[0] < thr
         else:
             E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
             scr = self._screen(E)
-            lscr = self._lo_screen(scr, P2lo, P2hi)
+            if above:
+                lscr = self._lo_screen(scr, P2lo, P2hi)
+                ok = not (scr.below(xz + self._alpha_p2(P2hi)) or lscr.below(xz)) and \
+                    Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha).lo(arb(xz)) > thr
+            else:
+                ok = not scr.above(xz) and \
+                    Threshold(E, self.kappa, k, arb(0), arb(0), arb(0)).up(arb(xz)) < thr
+        if not ok:
+            return None
+        key = ("dlo", n, m) if above else ("dup", l, n, m)
+        if key not in self.laws:
+            self.laws[key] = (law.chernoff(xz, False) if above else rl.chernoff(xz, True))[0]
+        B = self.laws[key]
+        if not pm * float_hi(B) < self.tol * 1e-2:
+            return None
+        return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
 
-            def lo_ok(y):
-                if scr.below(y + self._alpha_p2(P2hi)) or lscr.below(y):
-                    return False
-                th = Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
-                return th.lo(arb(y)) > thr
-
-            def up_ok(y):
-                th0 = Threshold(E, self.kappa, k, arb(0), arb(0), arb(0))
-                return th0.up(arb(y)) < thr
-        if xz > 0:
-            if lo_ok(xz):
-                key = ("dlo", n, m)
-                if key not in self.laws:
-                    self.laws[key] = law.chernoff(xz, False)[0]
-                B = self.laws[key]
-                if pm * float_hi(B) < self.tol * 1e-2:
-                    Bu = arb(float_hi(B))
-                    self.fail += P * fail
-                    self.add_dn_exact(P, 1 - Bu)
-                    self.add_up_exact(P, arb(1))
-                    return True
-        rl = self.rest_law(l, n, m)
-        xz = rl.meanf + 8 * rl.sdf
-        if scr.above(xz):
-            return False
-        if up_ok(xz):
-            key = ("dup", l, n, m)
-            if key not in self.laws:
-                self.laws[key] = rl.chernoff(xz, True)[0]
-            B = self.laws[key]
-            if pm * float_hi(B) < self.tol * 1e-2:
-                Bu = arb(float_hi(B))
-                self.add_up_exact(P, Bu)
-                self.add_dn_exact(P, arb(0))
-                return True
-        return False
+    def settle(self, cert, P):
+        """Add a :meth:`decision` for mass ``P`` (a node, or a row's end: :meth:`split_row`)."""
+        if cert[0] == "above":
+            _, Bu, fail = cert
+            self.fail += P * fail
+            self.add_dn_exact(P, 1 - Bu)
+            self.add_up_exact(P, arb(1))
+        else:
+            self.add_up_exact(P, cert[1])
+            self.add_dn_exact(P, arb(0))
 
     def leaf(self, n, m, poly, P):
         k = self.k
