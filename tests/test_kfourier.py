@@ -248,11 +248,12 @@ def test_group_bounds_take_the_right_ends(monkeypatch):
     def rec_group(self, l, items, depth):
         groups.append([(n, m) for n, m, *_ in items])
         k0 = len(calls)
-        group(self, l, items, depth)
+        out = group(self, l, items, depth)
         # this call's own two bounds come first (halves follow)
         (lo1, n1, m1), (lo2, n2, m2) = calls[k0], calls[k0 + 1]
         assert lo1 and not lo2
         assert (n1, m1) == (items[0][0], items[0][1]) and (n2, m2) == (items[-1][0], items[-1][1])
+        return out
     monkeypatch.setattr(walk.Walk, "side_bounds", rec_side)
     monkeypatch.setattr(walk.Walk, "bound_group", rec_group)
     b = kfourier_eta(P, q, lam, tol=1e-2)

@@ -182,3 +182,11 @@ DELTA_REL = 1e-3
 DELTA_TOL0 = 1e-6
 DELTA_TOL_FLOOR = 1e-11
 DELTA_PASSES = 3
+
+#: an open group of light children above the last split (its Chernoff ends leave more than
+#: ``tol * REP_OPEN`` of mass open) is bounded by representatives (:meth:`walk.Walk.rep_group`):
+#: runs of mass at most ``tol * REP_SEG``, each run's lower side its first child's ``f`` and its
+#: upper side the next run's first child's, those children expanded with the runs' masses
+GROUP_REPS = True
+REP_OPEN = 1e-2
+REP_SEG = 1.0

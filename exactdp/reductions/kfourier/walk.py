@@ -61,6 +61,19 @@ to 5e-6 of the width (``benchmarks/RESULTS.md``, kbig6); at ``k = 8``, ``q = 0.3
 the runs (cut where a float estimate of ``f`` moves: :meth:`Walk.hull_runs`) take 72,094 Fourier
 items to 44,048 and 229 to 147 CPU s, for a width of 3.2e-4 -> 3.7e-4 (``settings.HULL_SEG``).
 
+**Open groups above the last split by representatives (``GROUP_REPS``, default).**  Above the
+last split a group's Chernoff ends are weak: the unplaced heavy levels are lowered to the light
+law for the lower end (at ``q = 0.30`` each level's weight is ``(p / q)^2 = 5.4`` times the next
+one's) and the upper end drops ``e_k``'s negative terms.  Where they leave more than ``tol *
+REP_OPEN`` of mass open, the group is cut into runs of mass at most ``tol * REP_SEG`` and each run
+is bounded by two of its row's children expanded as nodes (:meth:`Walk.rep_group`): its lower
+side (``D f(first)``, ``D`` the run's mass) by its own first child and its upper side by the next
+run's first child (``f`` is nondecreasing in ``A``; the last run's own last child).  A node
+therefore carries two masses, ``P`` for its lower side and ``Q`` for its upper (equal but at the
+representatives), and every bound below it takes the mass of its side.  The runs' steps
+``f(next first) - f(first)`` sum to at most 1 per group, so the runs add at most ``tol *
+REP_SEG`` per group besides the representatives' own widths.
+
 **Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
 another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
@@ -238,6 +251,7 @@ class Walk(LightLaws):
         self._lkappa = self._lthr = None
         self.leaf_kids = False                 # bound_group: the children are leaves
         self.hull_items = 0                    # children bounded by hull_group
+        self.rep_nodes = 0                     # representatives expanded by rep_group
 
     def leaf_bin(self, E, x0) -> tuple:
         """``(b, x)``: the bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
@@ -266,9 +280,11 @@ class Walk(LightLaws):
         return b, x
     # ----------------------------------------------------------------- walk
     def run(self):
-        stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1))]
+        # a node: (split index, null and changed-user outputs left, E_H, P, Q) with P the mass of
+        # its lower side and Q of its upper (None: P; they differ at a group's representatives)
+        stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1), None)]
         while stack:
-            idx, n_rem, m_rem, poly, P = stack.pop()
+            idx, n_rem, m_rem, poly, P, Q = stack.pop()
             self.nodes += 1
             if self.nodes > self.max_nodes:
                 raise CapacityError(f"kfourier: the heavy enumeration exceeds {self.max_nodes} nodes; "
@@ -276,33 +292,34 @@ class Walk(LightLaws):
             if n_rem < self.n_users - self.n_slack:
                 raise CapacityError("kfourier: the heavy levels hold too many outputs; use the tree")
             if idx == len(self.heavy):
-                self.leaf(n_rem, m_rem, poly, P)
+                self.leaf(n_rem, m_rem, poly, P, Q)
                 continue
             l = self.heavy[idx]
             nxt = self.heavy[idx + 1] if idx + 1 < len(self.heavy) else self.light[-1]
             th0 = self.pi0[l] / self.cum0[l]
             vals0, tail0 = pmf_window(n_rem, th0, float(th0), self.tol * 1e-3)
-            self.dropped += P * arb(tail0)
+            self.drop(P, Q, arb(tail0))
             if m_rem > 0:
                 th1 = self.pi1[l] / self.cum1[l]
                 vals1, tail1 = pmf_window(m_rem, th1, float(th1), self.tol * 1e-3)
-                self.dropped += P * arb(tail1)
+                self.drop(P, Q, arb(tail1))
             else:
                 vals1 = [(0, arb(1))]
             groups = []                # runs of consecutive dropped children (ascending A)
-            PAs = [(A, P * pA) for A, pA in vals0]
+            PAs = [(A, P * pA, None if Q is None else Q * pA) for A, pA in vals0]
             for B, pB in vals1:
-                groups += self.split_row(idx, l, nxt, poly, (n_rem, m_rem, B), [(A, PA * pB) for A, PA in PAs],
+                groups += self.split_row(idx, l, nxt, poly, (n_rem, m_rem, B),
+                                         [(A, PA * pB, None if QA is None else QA * pB) for A, PA, QA in PAs],
                                          stack)
             self.leaf_kids = idx + 1 == len(self.heavy)
             for items in groups:
                 if items:
-                    self.bound_group(nxt, items, 0)
+                    stack += [(idx + 1, *it) for it in self.bound_group(nxt, items, 0)]
         self.flush()
 
     def split_row(self, idx, l, nxt, poly, counts, kids, stack):
         """The children of one node with one changed-user count ``B`` at the split level ``l``
-        (``kids``: ``(A, mass)``, ascending null count ``A``; ``counts = (n_rem, m_rem, B)``).
+        (``kids``: ``(A, P, Q)``, ascending null count ``A``; ``counts = (n_rem, m_rem, B)``).
         ``f(A) = P[R > thr | A]`` is nondecreasing in ``A`` (module doc, "Decisions by the
         coupling"), so one decision settles a whole end of the row: the least ``A`` decided
         above (found by bisection) bounds every child from it on, the greatest decided below
@@ -311,13 +328,13 @@ class Walk(LightLaws):
         k = self.k
         n_rem, m_rem, B = counts
         K = len(kids)
-        mass = [float_hi(Pk) for _, Pk in kids]
+        mass = [_mass(kid[1:]) for kid in kids]
         pre = list(itertools.accumulate(mass))
         made = {}
 
         def child(i):
             if i not in made:
-                A, Pk = kids[i]
+                A, Pk, Qk = kids[i]
                 c = A + B
                 npoly = poly
                 if c:
@@ -325,11 +342,11 @@ class Walk(LightLaws):
                     if bp is None:
                         bp = self.binoms[(l, c)] = _binom_poly(self.w[l], c, k)
                     npoly = (poly * bp).truncate(k + 1)
-                made[i] = (n_rem - A, m_rem - B, npoly, Pk)
+                made[i] = (n_rem - A, m_rem - B, npoly, Pk, Qk)
             return made[i]
 
         def decision(i, above, pm):
-            n, m, npoly, _ = child(i)
+            n, m, npoly, *_ = child(i)
             return self.decision(nxt, n, m, npoly, pm, above=above)
         # the least child decided above, the greatest below it decided below (bisection: the
         # decisions are monotone in A up to the screens; any decided child is a valid end)
@@ -352,14 +369,14 @@ class Walk(LightLaws):
                 b = i - 1
         bottom = a
         if up is not None:
-            self.settle(up, sum((Pk for _, Pk in kids[top:]), arb(0)))
+            self.settle(up, *_sums(kids[top:], 1))
         if dn is not None:
-            self.settle(dn, sum((Pk for _, Pk in kids[:bottom + 1]), arb(0)))
+            self.settle(dn, *_sums(kids[:bottom + 1], 1))
         runs = [[]]
         for i in range(bottom + 1, top):
-            Pk = kids[i][1]
+            _, Pk, Qk = kids[i]
             if mass[i] < self.tol * 1e-6:
-                self.dropped += Pk
+                self.drop(Pk, Qk, arb(1))
                 continue
             if mass[i] < self.drop_below[idx]:
                 st = self.drop_stats.setdefault(idx, [0, 0.0])
@@ -368,7 +385,7 @@ class Walk(LightLaws):
                 if settings.PARTIAL_DROP:
                     runs[-1].append(child(i))
                 else:
-                    self.dropped += Pk
+                    self.drop(Pk, Qk, arb(1))
                 continue
             if runs[-1]:
                 runs.append([])
@@ -383,30 +400,52 @@ class Walk(LightLaws):
         ``D`` contributes ``D f(first)`` and ``D f(last)`` at most: a lower bound of ``f`` at
         its first child and an upper bound at its last (:meth:`side_bounds`), each child's
         mass else entering the width whole.  A group whose bounds leave more than
-        ``GROUP_SPLIT`` of its mass open is cut in halves (``GROUP_DEPTH`` times)."""
-        D = sum((it[3] for it in items), arb(0))
-        n, m, poly, _ = items[0]
+        ``GROUP_SPLIT`` of its mass open is cut in halves (``GROUP_DEPTH`` times).  Returns the
+        nodes to expand (:meth:`rep_group`; ``(n, m, E_H, P, Q)``, at the split after ``l``'s)."""
+        D, U = _sums(items, 3)
+        n, m, poly, *_ = items[0]
         lo = self.side_bounds(l, n, m, poly, lower=True)
-        n, m, poly, _ = items[-1]
+        n, m, poly, *_ = items[-1]
         up = self.side_bounds(l, n, m, poly, lower=False)
         f_lo = 1 - float_hi(lo[0]) if lo else 0.0
         f_up = float_hi(up) if up is not None else 1.0
-        open_ = float_hi(D) * (f_up - f_lo)
+        open_ = max(float_hi(D), float_hi(U)) * (f_up - f_lo)
         if (settings.GROUP_HULL and self.series and self.leaf_kids and open_ > self.tol * settings.HULL_OPEN
                 and open_ > self.tol * settings.HULL_ITEM * len(items)):
             self.hull_group(items)
-            return
+            return []
+        if settings.GROUP_REPS and not (self.leaf_kids or self.pilot) and open_ > self.tol * settings.REP_OPEN:
+            return self.rep_group(items)
         if len(items) > 1 and depth < settings.GROUP_DEPTH and f_up - f_lo > settings.GROUP_SPLIT:
             h = len(items) // 2
-            self.bound_group(l, items[:h], depth + 1)
-            self.bound_group(l, items[h:], depth + 1)
-            return
+            return self.bound_group(l, items[:h], depth + 1) + self.bound_group(l, items[h:], depth + 1)
         if lo:
             self.fail += D * lo[1]
             self.add_dn_exact(D, 1 - arb(float_hi(lo[0])))
         else:
             self.add_dn_exact(D, arb(0))
-        self.add_up_exact(D, arb(float_hi(up)) if up is not None else arb(1))
+        self.add_up_exact(U, arb(float_hi(up)) if up is not None else arb(1))
+        return []
+
+    def rep_group(self, items):
+        """An open group of light children above the last split (ascending count ``A`` at the
+        split level) bounded by representatives (module doc, "Representatives"): cut into runs
+        of mass at most ``tol * REP_SEG`` (:func:`hull_segments`), each run's lower side is its
+        first child's ``f`` with the run's mass and its upper side the next run's first child's
+        (its own last child's for the last run): ``f`` is nondecreasing in ``A``, and the
+        runs' ``f(next first) - f(first)`` sum to at most 1, so they add at most ``tol * REP_SEG``
+        to the width.  Returns the representatives as nodes ``(n, m, E_H, P, Q)`` with ``P`` the
+        lower side's mass and ``Q`` the upper's, to be expanded like any child."""
+        runs = hull_segments(items, self.tol * settings.REP_SEG)
+        reps = {}                                      # item index -> [P, Q]
+        i = 0
+        for j, run in enumerate(runs):
+            D, U = _sums(run, 3)
+            reps.setdefault(i, [arb(0), arb(0)])[0] += D
+            i += len(run)
+            reps.setdefault(i if j + 1 < len(runs) else i - 1, [arb(0), arb(0)])[1] += U
+        self.rep_nodes += len(reps)
+        return [(*items[i][:3], P, Q) for i, (P, Q) in sorted(reps.items(), reverse=True)]
 
     def hull_group(self, items):
         """A group of the last split's children (leaves; ascending count ``A`` at the split
@@ -423,7 +462,7 @@ class Walk(LightLaws):
         def coeffs(poly):
             cf = poly.coeffs()
             return [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
-        ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
+        ib = max(range(len(items)), key=lambda i: _mass(items[i][3:]))
         self.b, x = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
         try:
             law_hi, _, P2hi, (_, _, ymax, _), f_hi = self.law(n_hi, m)
@@ -443,19 +482,18 @@ class Walk(LightLaws):
             # each item's Newton roots start from the last item's (the roots move little
             # from one count to the next)
             for seg in self.hull_runs(items, coeffs, law_hi, boxes, ymin):
+                # f(A) nondecreasing in A: a run's mass between D f(first) and U f(last) (D, U:
+                # its lower and upper sides' masses)
+                D, U = _sums(seg, 3)
+                self.fail += _both(D, U) * fail
                 if len(seg) == 1:
-                    _, _, poly, P = seg[0]
-                    self.fail += P * fail
-                    x = self.series_points(coeffs(poly), boxes, ymin, ymax, law_hi.meanf,
-                                           dn=(n_lo, m, law_lo, P), up=(n_hi, m, law_hi, P), x0=x)
+                    x = self.series_points(coeffs(seg[0][2]), boxes, ymin, ymax, law_hi.meanf,
+                                           dn=(n_lo, m, law_lo, D), up=(n_hi, m, law_hi, U), x0=x)
                 else:
-                    # f(A) nondecreasing in A: the run's mass D between D f(first) and D f(last)
-                    D = sum((P for *_, P in seg), arb(0))
-                    self.fail += D * fail
                     x = self.series_points(coeffs(seg[0][2]), boxes, ymin, ymax, law_hi.meanf,
                                            dn=(n_lo, m, law_lo, D), up=None, x0=x)
                     x = self.series_points(coeffs(seg[-1][2]), boxes, ymin, ymax, law_hi.meanf,
-                                           dn=None, up=(n_hi, m, law_hi, D), x0=x)
+                                           dn=None, up=(n_hi, m, law_hi, U), x0=x)
                 self.hull_items += len(seg)
         finally:
             self.b = 0
@@ -475,7 +513,7 @@ class Walk(LightLaws):
             return [[it] for it in items]
         try:
             xs = []
-            for _, _, poly, _ in items:
+            for _, _, poly, *_ in items:
                 scr = self._screen(coeffs(poly))       # the plain bound's float image (leaf_bin's)
                 # from the second item on, one Newton step from the last two roots' secant
                 # (the roots move smoothly with the count; the estimate only chooses runs)
@@ -488,7 +526,7 @@ class Walk(LightLaws):
                 else:
                     x = log_newton(fn, scr.lthr, xs[-1] if xs else law.meanf)
                 xs.append(x)
-            ib = max(range(len(items)), key=lambda i: float_hi(items[i][3]))
+            ib = max(range(len(items)), key=lambda i: _mass(items[i][3:]))
             g = FloatGuesses(Series(coeffs(items[ib][2]), self.kappa, self.k, boxes), law.meanf, self.thr, ymin)
             ratio = g.root_lo() / xs[ib]
             f = [0.5 * math.erfc((x * ratio - law.meanf) / (law.sdf * math.sqrt(2))) for x in xs]
@@ -500,7 +538,7 @@ class Walk(LightLaws):
         for run in runs:
             cur, mass = [], 0.0
             for it in run:
-                p = float_hi(it[3])
+                p = _mass(it[3:])
                 if cur and (mass + p) * abs(f[i] - f0) > budget:
                     out.append(cur)
                     cur, mass = [], 0.0
@@ -666,27 +704,37 @@ class Walk(LightLaws):
             return None
         return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
 
-    def settle(self, cert, P):
-        """Add a :meth:`decision` for mass ``P`` (a node, or a row's end: :meth:`split_row`)."""
+    def settle(self, cert, P, Q=None):
+        """Add a :meth:`decision` for a row's end (:meth:`split_row`) of masses ``P`` (lower
+        side) and ``Q`` (upper; ``None``: ``P``)."""
+        Q = P if Q is None else Q
         if cert[0] == "above":
             _, Bu, fail = cert
             self.fail += P * fail
             self.add_dn_exact(P, 1 - Bu)
-            self.add_up_exact(P, arb(1))
+            self.add_up_exact(Q, arb(1))
         else:
-            self.add_up_exact(P, cert[1])
+            self.add_up_exact(Q, cert[1])
             self.add_dn_exact(P, arb(0))
 
-    def leaf(self, n, m, poly, P):
+    def drop(self, P, Q, x):
+        """Mass ``x`` of a node of masses ``P``, ``Q`` (``None``: ``P``) left undecided: it
+        enters the side that bounds ``eta`` from above whole (``dropped``)."""
+        self.dropped += (P if Q is None or not self.upper else Q) * x
+
+    def leaf(self, n, m, poly, P, Q=None):
+        """A node with every heavy level placed: its two sides' threshold points (series or
+        bracket) to the integrals, ``P`` the lower side's mass, ``Q`` the upper's (``None``: ``P``)."""
+        Q = P if Q is None else Q
         k = self.k
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         if self.series:
-            return self.series_leaf(n, m, E, P)
+            return self.series_leaf(n, m, E, P, Q)
         th = Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha)
         thr = self.thr
-        self.fail += P * fail
+        self.fail += _both(P, Q) * fail
         if self.pilot:
             self.pilot_leaf(th, law, P)
             return
@@ -721,11 +769,11 @@ class Walk(LightLaws):
         else:
             self.tail(n, m, law, s_dn, P, "dn")
         if s_up is None:
-            self.add_up_exact(P, arb(1))
+            self.add_up_exact(Q, arb(1))
         else:
-            self.tail(n, m, law, s_up, P, "up")
+            self.tail(n, m, law, s_up, Q, "up")
 
-    def series_leaf(self, n, m, E, P):
+    def series_leaf(self, n, m, E, P, Q):
         """A leaf under the series enclosure (module doc): ``F(Y) = R`` increasing in ``Y`` on
         ``[Ymin, Ymax]`` for every ``p`` in the box; points ``s_dn``, ``s_up`` certified in arb."""
         # the plain root's Newton from the last leaf's root relative to its light mean (the
@@ -737,7 +785,7 @@ class Walk(LightLaws):
         try:
             if self.tau_refine:
                 self.b, x = self.refine_bin(n, m, E, x)
-            self.series_bin_leaf(n, m, E, P, x0=x)
+            self.series_bin_leaf(n, m, E, (P, Q), x0=x)
         finally:
             self.b = 0
 
@@ -783,14 +831,15 @@ class Walk(LightLaws):
         self.add_bin(b)
         return b, y
 
-    def series_bin_leaf(self, n, m, E, P, *, x0=None):
+    def series_bin_leaf(self, n, m, E, PQ, *, x0=None):
         law, _, _, (boxes, ymin, ymax, _), fail = self.law(n, m)
         boxes = boxes()
         for box in boxes:
             self.ensure_monotone(box, ymin, ymax)
-        self.fail += P * fail
+        P, Q = PQ
+        self.fail += _both(P, Q) * fail
         self.series_points(E, boxes, ymin, ymax, law.meanf,
-                           dn=(n, m, law, P), up=(n, m, law, P), x0=x0)
+                           dn=(n, m, law, P), up=(n, m, law, Q), x0=x0)
 
     def series_points(self, E, boxes, ymin, ymax, y0, *, dn, up, x0=None):
         """The two sides of a series leaf (module doc) with heavy polynomial ``E`` over the
@@ -799,6 +848,9 @@ class Walk(LightLaws):
         law, ``up`` ``P[R > thr] <= P[Y >= s_up]``; ``None`` skips a side.  The float Newton
         roots start from ``x0`` (a nearby root; floats only) when given, else ``y0``; returns
         the last float root (``None`` without one) for the next leaf's start."""
+        # a side of mass zero (a representative's other side: rep_group) is skipped
+        dn = None if dn is None or dn[3].is_zero() else dn
+        up = None if up is None or up[3].is_zero() else up
         th = Series(E, self.kappa, self.k, boxes)
         thr = self.thr
         a0, a1 = arb(ymin), arb(ymax)
@@ -892,6 +944,8 @@ class Walk(LightLaws):
             self.hi += P * (1 - A)
 
     def tail(self, n, m, law, s: arb, P, side):
+        if P.is_zero():
+            return
         z = (float(s) - law.meanf) / law.sdf
         pm = float_hi(P)
         # a Chernoff bound ~ e^(-z^2/2) can decide only beyond this many deviations
@@ -978,6 +1032,26 @@ class Walk(LightLaws):
                                       tol=self.tol, prec=self.prec)
 
 
+def _mass(PQ) -> float:
+    """The larger side's mass (float, upper end) of ``(P, Q)`` (``Q`` missing or ``None``: ``P``)."""
+    P = float_hi(PQ[0])
+    return P if len(PQ) < 2 or PQ[1] is None else max(P, float_hi(PQ[1]))
+
+
+def _sums(items, i):
+    """``(sum P, sum Q)`` of ``items`` whose masses ``P``, ``Q`` are at positions ``i``, ``i + 1``
+    (``Q`` missing or ``None``: ``P``)."""
+    D = sum((it[i] for it in items), arb(0))
+    if all(len(it) <= i + 1 or it[i + 1] is None for it in items):
+        return D, D
+    return D, sum((it[i] if len(it) <= i + 1 or it[i + 1] is None else it[i + 1] for it in items), arb(0))
+
+
+def _both(P, Q):
+    """A mass at least each side's (``P`` when the sides share it)."""
+    return P if Q is None or Q is P else P + Q
+
+
 def hull_segments(items, cap: float):
     """Consecutive runs of a hull group's ``items`` (ascending count at the split level) whose
     masses sum to at most ``cap`` (an item heavier than ``cap`` alone): :meth:`Walk.hull_group`
@@ -991,7 +1065,7 @@ def hull_segments(items, cap: float):
     """
     runs, cur, mass = [], [], 0.0
     for it in items:
-        p = float_hi(it[3])
+        p = _mass(it[3:])
         if cur and mass + p > cap:
             runs.append(cur)
             cur, mass = [], 0.0
