@@ -22,8 +22,9 @@ paragraph).  So a child decided above (``P[R <= thr | A0] <= B``) decides every 
 ``A >= A0`` with the same ``B``, and a child decided below every child with ``A <= A1``: one
 decision per end of each row, found by bisection (:meth:`Walk.split_row`), the end's mass summed,
 instead of one decision per child.  At ``L = 40``, ``N = 10^7``, ``k = 32``, ``q = 0.30``, ``tol =
-1e-3``: 1,321,576 decisions -> 101,406 settled ends, 118.6 -> 93.2 CPU s, the mass left to the
-binomial windows' tiny children 1.6e-4 -> 2.1e-5 (the ends take them too).
+1e-3``: 1,321,576 decisions (one per child) -> 101,406 settled ends (each a few bisection steps),
+118.6 -> 93.2 CPU s, the mass left to the binomial windows' tiny children 1.6e-4 -> 2.1e-5 (the
+ends take them too).
 
 **Light undecided children in monotone groups.**  Such a child's mass need not enter the
 width whole.  Among the children of one node with the same changed-user count,
