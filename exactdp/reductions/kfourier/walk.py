@@ -311,14 +311,14 @@ class Walk(LightLaws):
             for B, pB in vals1:
                 groups += self.split_row(idx, l, nxt, poly, (n_rem, m_rem, B),
                                          [(A, PA * pB, None if QA is None else QA * pB) for A, PA, QA in PAs],
-                                         stack)
+                                         stack=stack)
             self.leaf_kids = idx + 1 == len(self.heavy)
             for items in groups:
                 if items:
                     stack += [(idx + 1, *it) for it in self.bound_group(nxt, items, 0)]
         self.flush()
 
-    def split_row(self, idx, l, nxt, poly, counts, kids, stack):
+    def split_row(self, idx, l, nxt, poly, counts, kids, *, stack):
         """The children of one node with one changed-user count ``B`` at the split level ``l``
         (``kids``: ``(A, P, Q)``, ascending null count ``A``; ``counts = (n_rem, m_rem, B)``).
         ``f(A) = P[R > thr | A]`` is nondecreasing in ``A`` (module doc, "Decisions by the
@@ -430,7 +430,7 @@ class Walk(LightLaws):
 
     def rep_group(self, items):
         """An open group of light children above the last split (ascending count ``A`` at the
-        split level) bounded by representatives (module doc, "Representatives"): cut into runs
+        split level) bounded by representatives (module doc, "Open groups above the last split"): cut into runs
         of mass at most ``tol * REP_SEG`` (:func:`hull_segments`), each run's lower side is its
         first child's ``f`` with the run's mass and its upper side the next run's first child's
         (its own last child's for the last run): ``f`` is nondecreasing in ``A``, and the
