@@ -751,3 +751,17 @@ def test_rep_groups(monkeypatch):
     assert a.lower <= b.upper and b.lower <= a.upper
     assert float(b.width) < 0.5 * float(a.width)
     assert b.lower <= fine.lower and fine.upper <= b.upper
+
+
+def test_walks_report_progress(monkeypatch):
+    """A long walk is not silent: ``progress(nodes)`` is called by the walk (at most every
+    ``PROGRESS_SECONDS``; 0 here: every node), from ``kfourier_details`` and from the passes of
+    ``methods.eta`` (which the CLI's bar is), the count increasing within a walk up to its nodes."""
+    monkeypatch.setattr(settings, "PROGRESS_SECONDS", 0.0)
+    P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
+    seen = []
+    r = kfourier_details(P, q, lam, tol=1e-2, progress=seen.append)
+    assert seen and seen[-1] == r.nodes and seen == sorted(seen)
+    seen.clear()
+    methods.eta(P, q, lam, method="kfourier", digits=2, progress=seen.append)
+    assert len(seen) >= r.nodes

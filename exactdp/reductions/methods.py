@@ -205,7 +205,7 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
                            max_nodes=max_nodes, progress=progress)
     if name == "kfourier":
-        return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits)
+        return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress)
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
@@ -222,21 +222,22 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
     return minority_eta(P, q, lam, inclusive=inclusive, h=opt.step)
 
 
-def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int) -> Interval:
+def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int, *,
+                     progress=None) -> Interval:
     """Certified eta by the large-N k-copies strategy with relative width ``10^-digits`` (or
     1e-9 absolute): heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
     certified, so the result is their intersection); a first pass that cannot certify
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
     not 20 % narrower than the last marks the default series enclosure's floor: below
     ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); two more
-    such passes end the passes."""
+    such passes end the passes.  ``progress(nodes)`` is reported by each pass's walk."""
     from ..core.errors import PrecisionError
     from .kfourier import kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
     iv, t, last, strikes, hint = None, KFOURIER_TOL0, None, 0, {}
     for _ in range(KFOURIER_PASSES):
         try:
-            run = kfourier_details(P, q, lam, eps=eps, tol=t, **hint)
+            run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, **hint)
         except (PrecisionError, CapacityError) as e:
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure

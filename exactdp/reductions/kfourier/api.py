@@ -69,7 +69,7 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
 
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
                      max_nodes: int = 300_000, alpha: float | None = None,
-                     extra_light: int | None = None, fine: bool | None = None) -> KFourier:
+                     extra_light: int | None = None, fine: bool | None = None, progress=None) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`).
 
     ``alpha`` and ``extra_light`` (both or neither; e.g. an earlier pass's
@@ -78,7 +78,8 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     ``extra_light`` give a valid enclosure (module doc); they only move its width and cost.
     ``fine``: the fine series settings (``True``, below ``settings.FINE_K_LIMIT``; series module
     doc), none (``False``) or as ``settings`` say (``None``); valid either way, a narrower
-    enclosure at a higher cost."""
+    enclosure at a higher cost.  ``progress(nodes)``: called about every
+    ``settings.PROGRESS_SECONDS`` by the walk (nodes visited so far; a new walk starts again)."""
     red, q, lam, eps = _checked(P, q, lam, eps, tol)
     if fine is not None and not isinstance(fine, bool):
         raise ParameterError(f"kfourier: fine must be True, False or None, got {fine!r}")
@@ -94,7 +95,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
             raise ParameterError(f"kfourier: extra_light must be an int in [0, {settings.EXTRA_LIGHT}], "
                                  f"got {extra_light!r}")
     return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
-                    extra_light=extra_light, fine=fine)
+                    extra_light=extra_light, fine=fine, progress=progress)
 
 
 def _checked(P, q, lam, eps, tol):
@@ -106,9 +107,9 @@ def _checked(P, q, lam, eps, tol):
 
 
 def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
-             upper=None, alpha=None, extra_light=None, fine=None) -> KFourier:
+             upper=None, alpha=None, extra_light=None, fine=None, progress=None) -> KFourier:
     """One certified walk (:class:`walk.Walk`; ``changed``, ``upper``: its law and side, by default
-    the pair's direction's; ``alpha``, ``extra_light``, ``fine``: an earlier pass's, see
+    the pair's direction's; ``alpha``, ``extra_light``, ``fine``, ``progress``: see
     :func:`kfourier_details`)."""
     t0 = time.time()
     old = ctx.prec
@@ -119,7 +120,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
                 alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
                                      changed=changed, upper=upper)
         run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
-                   upper=upper, extra_light=extra_light, fine=fine)
+                   upper=upper, extra_light=extra_light, fine=fine, progress=progress)
         try:
             run.run()
         except NotMonotone:
@@ -129,7 +130,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
             # heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way round)
             run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
-                       changed=changed, upper=upper, extra_light=0, fine=fine)
+                       changed=changed, upper=upper, extra_light=0, fine=fine, progress=progress)
             run.run()
         with ctx.workprec(prec):
             dm = run.dropped + run.fail

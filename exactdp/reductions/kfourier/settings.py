@@ -190,3 +190,6 @@ DELTA_PASSES = 3
 GROUP_REPS = True
 REP_OPEN = 1e-2
 REP_SEG = 1.0
+
+#: a walk with a ``progress`` callable reports its node count at most this often (seconds)
+PROGRESS_SECONDS = 0.5

@@ -106,6 +106,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from fractions import Fraction
 from math import comb
 
@@ -142,8 +143,10 @@ class Walk(LightLaws):
 
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
-                 upper: bool | None = None, extra_light: int | None = None, fine: bool | None = None):
+                 upper: bool | None = None, extra_light: int | None = None, fine: bool | None = None,
+                 progress=None):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
+        self.progress, self.reported = progress, time.monotonic()
         self.changed = red.forward if changed is None else bool(changed)
         self.upper = red.forward if upper is None else bool(upper)
         N, k, d = red.N, red.k, red.d
@@ -287,6 +290,9 @@ class Walk(LightLaws):
         while stack:
             idx, n_rem, m_rem, poly, P, Q = stack.pop()
             self.nodes += 1
+            if self.progress is not None and time.monotonic() - self.reported >= settings.PROGRESS_SECONDS:
+                self.reported = time.monotonic()
+                self.progress(self.nodes)
             if self.nodes > self.max_nodes:
                 raise CapacityError(f"kfourier: the heavy enumeration exceeds {self.max_nodes} nodes; "
                                     "ask for fewer digits")
