@@ -711,10 +711,9 @@ class Walk(LightLaws):
             return None
         return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
 
-    def settle(self, cert, P, Q=None):
+    def settle(self, cert, P, Q):
         """Add a :meth:`decision` for a row's end (:meth:`split_row`) of masses ``P`` (lower
-        side) and ``Q`` (upper; ``None``: ``P``)."""
-        Q = P if Q is None else Q
+        side) and ``Q`` (upper)."""
         if cert[0] == "above":
             _, Bu, fail = cert
             self.fail += P * fail
@@ -1047,11 +1046,11 @@ def _mass(PQ) -> float:
 
 def _sums(items, i):
     """``(sum P, sum Q)`` of ``items`` whose masses ``P``, ``Q`` are at positions ``i``, ``i + 1``
-    (``Q`` missing or ``None``: ``P``)."""
+    (``Q`` ``None``: ``P``)."""
     D = sum((it[i] for it in items), arb(0))
-    if all(len(it) <= i + 1 or it[i + 1] is None for it in items):
+    if all(it[i + 1] is None for it in items):
         return D, D
-    return D, sum((it[i] if len(it) <= i + 1 or it[i + 1] is None else it[i + 1] for it in items), arb(0))
+    return D, sum((it[i] if it[i + 1] is None else it[i + 1] for it in items), arb(0))
 
 
 def _both(P, Q):
