@@ -499,26 +499,59 @@ def test_series_monotone_pieces():
     assert not _monotone_pieces(bad, 0.9, 1.1)
 
 
-def test_series_monotone_one_point_suffices():
-    """The one-point criterion (D_j(ylo) >= 0 for j < k, then D_j >= 0 on [ylo, oo) by
-    dD_j/dY = D_(j-1)): where it certifies, the enclosed D_j are positive on a grid of Y up
-    to 50 ylo; a box with p_2 large against Y^2 fails at Y = 0.9 and passes further out."""
-    import math as _m
+def _d_j(k, Y, tau, p):
+    """``D_j(Y, p) = [t^j] e^(tY) G_p(t)``, ``j < k``, exactly (fractions): ``log G_p = sum_i
+    (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i`` (the series module doc)."""
+    q = [Fraction(0)] * k
+    q[1] = Fraction(Y)
+    for i, pi in p.items():
+        s = Fraction((-1) ** (i - 1), i) * pi
+        if i < k:
+            q[i] += s
+        q[1] -= s * Fraction(tau) ** (i - 1)
+    g = [Fraction(1)] + [Fraction(0)] * (k - 1)
+    for j in range(1, k):
+        g[j] = sum(i * q[i] * g[j - i] for i in range(1, j + 1)) / j
+    return g
+
+
+@pytest.mark.parametrize("tau", [Fraction(0), Fraction(1, 4)])
+def test_series_monotone_one_point_suffices(tau):
+    """The one-point criterion (module doc: ``D'_j(Z_0, p*) >= 0`` at the box's corner, then
+    ``D_j >= 0`` for every ``Y >= ylo`` and ``p`` in the box): where it certifies, exact
+    ``D_j`` (fractions) are nonnegative at random points of the box (the capped ``p_i`` too)
+    on a grid of ``Y`` from ``ylo`` to ``50 ylo``; at ``Y = 0.9`` it fails, and a point of the box
+    has a negative ``D_j`` there."""
+    import random
     from flint import arb
-    from exactdp.reductions.kfourier.series import Box as _Box, _mul, monotone_pieces as _monotone_pieces
+    from exactdp.reductions.kfourier.series import Box as _Box, monotone_pieces as _monotone_pieces
     k = 12
-    bad = _Box(k, arb(0.0), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5), arb(0.6), arb(0.3))
+    bad = _Box(k, arb(float(tau)), {2: (arb(0.5), arb(0.6)), 3: (arb(0), arb(0.3))}, arb(0.5), arb(0.6),
+               arb(0.3))
     assert not _monotone_pieces(bad, 0.9)
-    ylo = next(y for y in (2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0) if _monotone_pieces(bad, y))
-    polys = bad.all_polys()
+    ylo = next(y for y in (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 12.0, 16.0) if _monotone_pieces(bad, y))
+    rng = random.Random(20261128)
+    caps = {i: Fraction(float(c.upper())) for i, c in bad.caps.items()}
+
+    def point(corner=False):
+        p = {2: Fraction(6, 10) if corner else Fraction(5, 10) + Fraction(rng.random()) / 10,
+             3: Fraction(0) if corner else Fraction(rng.random()) * Fraction(3, 10)}
+        for i in range(4, 2 * k):
+            c = caps.get(i, Fraction(0))
+            p[i] = (c if i % 2 == 0 else 0) if corner else c * Fraction(rng.random())
+        return p
     for f in (1.0, 1.01, 1.3, 2.0, 5.0, 50.0):
-        Y = arb(ylo * f)
-        EY = [Y ** j / _m.factorial(j) for j in range(k + 1)]
-        prods = [_mul(EY, P, k) for P in polys]
-        assert all(bad.enclose([p[j] for p in prods]) > 0 for j in range(k)), (ylo, f)
-    # below the certified point some D_j is negative for a point in the box (p_2 = 0.6, p_3 = 0)
-    pt = _Box(k, arb(0.0), {2: (arb(0.6), arb(0.6)), 3: (arb(0), arb(0))}, arb(0.5), arb(0.6), arb(0))
-    assert not _monotone_pieces(pt, 0.9)
+        for _ in range(20):
+            assert min(_d_j(k, Fraction(ylo * f), tau, point())) >= 0, (ylo, f)
+    # below the certified point some D_j is negative at a point of the box (its corner)
+    assert min(_d_j(k, Fraction(9, 10), tau, point(corner=True))) < 0
+    if tau == 0:
+        # the criterion is sharp: just below its least certified Y the corner has a D_j < 0
+        a, b = 0.9, ylo
+        while b - a > 1e-4 * b:
+            a, b = (a, (a + b) / 2) if _monotone_pieces(bad, (a + b) / 2) else ((a + b) / 2, b)
+        assert min(_d_j(k, Fraction(a), tau, point(corner=True))) < 0
+        assert min(_d_j(k, Fraction(b), tau, point(corner=True))) >= 0
 
 
 @pytest.mark.slow

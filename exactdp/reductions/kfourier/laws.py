@@ -240,8 +240,8 @@ class LightLaws:
         rb = box.enlarged(0.25)
 
         def check(b, depth):
-            # a box where the Taylor form is too wide is cut in two along p_2 (the union
-            # of the halves is the box)
+            # a box whose corner fails is cut in two along p_2 (each half has its own corner, its
+            # p_3 cap lowered; the union of the halves is the box)
             if monotone_pieces(b, ylo, yhi):
                 return True
             return depth < 4 and 2 in b.iv and all(check(h, depth + 1) for h in b.halves())
