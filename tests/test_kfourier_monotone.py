@@ -16,6 +16,9 @@ BOX = {2: (0.0013512557859031468, 0.0017066919176270583), 3: (8.391579029954462e
        4: (0.0, 3.7085900217773785e-08), 5: (0.0, 1.789441097976468e-10), 6: (0.0, 8.63427724370727e-13),
        7: (0.0, 4.166146826822326e-15), 8: (0.0, 2.010217982668034e-17)}
 WMAX, TAU, YMIN, YMAX = 0.004825125148556757, 17.84, 0.3186964354132509, 0.8220888348557132
+#: a lower Ymin for the same box, where the region's margin fails (and the box itself passes) with
+#: the check at the box's corner, as at YMIN with the Taylor form before it
+YMIN_LOW = 0.262
 
 
 def _box():
@@ -28,13 +31,21 @@ def test_monotone_at_ymin_when_the_margin_fails():
     ctx.prec = 160
     try:
         box = _box()
-        # below Ymin (where the region's margin puts the point) the enclosure of D_j is too wide
-        assert not series.monotone_pieces(box.enlarged(0.25), 0.27)
-        assert series.monotone_pieces(box, YMIN)
+        # at the law's own Ymin the region's margin (a box 25 % wider, a point below Ymin) is
+        # certified since the check at the box's corner (session 12); with the Taylor form it failed
         run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
         assert walk.Walk.ensure_monotone(run, box, YMIN, YMAX) is None
         (ylo, yhi, rb), = run.regions
-        assert ylo == YMIN and rb is box
+        assert ylo < YMIN and rb is not box and run.margin == [1, 0]
+        # a law reaching lower: below its Ymin (where the margin puts the point) the wider box
+        # fails, at Ymin the box itself passes
+        ymin = YMIN_LOW
+        assert not series.monotone_pieces(box.enlarged(0.25), 0.26)
+        assert series.monotone_pieces(box, ymin)
+        run = SimpleNamespace(regions=[], margin=[0, 0], certified={})
+        assert walk.Walk.ensure_monotone(run, box, ymin, YMAX) is None
+        (ylo, yhi, rb), = run.regions
+        assert ylo == ymin and rb is box and run.margin == [0, 1]
         # a law reaching below the certified point is checked anew (and fails here)
         with pytest.raises(PrecisionError):
             walk.Walk.ensure_monotone(run, box, 0.2, YMAX)
