@@ -412,6 +412,39 @@ def test_series_enclosure_contains_e_k(k, tau):
                 assert float(v.rad()) <= rel * float(ex) + 1e-25
 
 
+@pytest.mark.parametrize("k", [3, 9, 40])
+@pytest.mark.parametrize("tau", [0.0, 0.7])
+def test_series_corner_bounds_contain_e_k(k, tau):
+    """The corner bounds (series module doc): on a box certified monotone from ``ylo`` on,
+    ``[t^k] E_H e^(tY) lower <= e_k <= [t^k] E_H e^(tY) upper`` (:meth:`Box.corners`) for the
+    true ``Y >= ylo`` of random light weights inside a padded box, tight for a point box at
+    ``tau = 0``, ``k < 10`` (1e-6: the capped ``p_i`` beyond the Taylor variables).  Fails with the corners
+    exchanged or a parity flipped."""
+    from flint import arb, arb_poly
+    from exactdp.reductions.kfourier.series import monotone_pieces as _monotone
+    rng = random.Random(31 * k + int(10 * tau))
+    checked = 0
+    for _ in range(3):
+        exact, ws, E = _random_light_and_heavy(rng, k)
+        Y = sum(((1 + arb(tau) * w).log() / arb(tau) if tau else w for w in ws), arb(0))
+        ex = arb(exact.numerator) / exact.denominator
+        for pad in (0.0, 0.05, 0.3):
+            box = _box_for(ws, k, tau, pad)
+            ylo = float(Y.lower())
+            if not _monotone(box, ylo):
+                continue
+            EY = [arb(1)]
+            for j in range(1, k + 1):
+                EY.append(EY[-1] * Y / j)
+            base = arb_poly(E) * arb_poly(EY)
+            lo, up = ((base * arb_poly(c)).coeffs()[k] for c in box.corners())
+            assert lo.lower() <= ex.upper() and ex.lower() <= up.upper(), (k, tau, pad)
+            checked += 1
+            if pad == 0 and tau == 0 and k < 10:
+                assert float((up - lo).upper()) <= 1e-6 * float(ex)
+    assert checked >= 6
+
+
 def _random_light_and_heavy(rng, k):
     """Random light weights and a few heavy ones: the exact ``e_k`` of all, the light weights and
     the heavy ``e_i`` as arbs."""

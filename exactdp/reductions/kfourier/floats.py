@@ -43,7 +43,7 @@ from flint import arb
 
 from . import settings
 from .arbs import float_hi
-from .series import Series, box_matrix
+from .series import Series, box_matrix, corner_matrix
 
 # ------------------------------------------------------------------ float guesses
 # Floats only *choose* points and skip checks that cannot pass (module doc, "Guesses in
@@ -127,17 +127,23 @@ def _box_floats(boxes, k, y0):
     """Float image of the boxes' coefficient matrix (:func:`box_matrix`) for guesses:
     entries ``P_r s^r`` with ``s = k / y0`` (the scale that keeps ``(sY)^j / j!`` and the
     products near ``j = k`` inside the double range at large ``k``), divided by a common
-    ``e^shift``; the enclosure's weights per row; cached on the box list: ``(s, shift, MR, first,
-    W)`` with ``MR`` the entries over their radii (rows) and ``W = [Wm | Wr]``: box ``i``'s radius
-    is ``W[i] @ (|v|, rr)``."""
+    ``e^shift``; the enclosure's weights per row; cached on the box list: ``(s, shift, MR, (first,
+    corners), W)`` with ``MR`` the entries over their radii (rows; the boxes' corner rows,
+    :func:`~exactdp.reductions.kfourier.series.corner_matrix`, after the Taylor rows, from row
+    ``corners[i]``; ``None`` without them), ``first[i]`` box ``i``'s value row and ``W = [Wm |
+    Wr]``: box ``i``'s radius is ``W[i] @ (|v|, rr)``."""
     cache = getattr(boxes, "_kf_float", None)
     if cache is not None and cache[0] == k:
         return cache[1]
     mat, offsets, _ = box_matrix(boxes, k)
     s = k / y0 if y0 > 0 else 1.0
     ls = math.log(s)
-    nr, nc = mat.nrows(), k + 1
+    nt, nc = mat.nrows(), k + 1
     ents = mat.entries()
+    if settings.SERIES_CORNERS:
+        # the corner rows after the Taylor rows: box i's at nt + 2 i (lower), nt + 2 i + 1
+        ents = ents + corner_matrix(boxes, k).entries()
+    nr = len(ents) // nc
     mid = np.array([float(x) for x in ents])
     rad = np.array([float(x.rad()) for x in ents])
     sg = np.sign(mid)
@@ -160,7 +166,8 @@ def _box_floats(boxes, k, y0):
         Wm[i, a + 1:b] = [float_hi(box.rad[v]) for v in box.vars] + [float_hi(c) for c, _ in box.pairs]
     Wr = Wm.copy()
     Wr[np.arange(len(boxes)), first] = 1.0
-    out = (s, shift, np.vstack([Mf, Rf]), first, np.hstack([Wm, Wr]))
+    corners = nt + 2 * np.arange(len(boxes)) if nr > nt else None
+    out = (s, shift, np.vstack([Mf, Rf]), (first, corners), np.hstack([Wm, Wr]))
     if hasattr(boxes, "__dict__"):
         boxes._kf_float = (k, out)
     return out
@@ -261,8 +268,8 @@ def _toeplitz_index(k):
 
 
 class SeriesFloat:
-    """Float image of :meth:`Series.value`'s two ends (the boxes' Taylor forms at double
-    precision, scaled by ``t = u s`` so that nothing over- or underflows at ``k`` = 200):
+    """Float image of :meth:`Series.value`'s two ends (the boxes' Taylor forms and corner bounds at
+    double precision, scaled by ``t = u s`` so that nothing over- or underflows at ``k`` = 200):
     Newton guesses for the certified points and screens that skip arb checks which cannot
     pass.  Never enters a bound."""
 
@@ -293,9 +300,11 @@ class SeriesFloat:
         lg = j * (self.ls + math.log(y)) - lgam
         shg = lg.max()
         out = self.C @ np.exp(lg - shg)          # rows: (v0, r0) and (v1, r1)
-        n, f = self.nr, self.first
+        n, (f, cr) = self.nr, self.first
         v0, v1 = out[0, :n], out[1, :n]
         v, dv = v0[f], v1[f]                     # (copies)
+        if cr is not None:
+            clo, dclo, cup, dcup = v0[cr], v1[cr], v0[cr + 1], v1[cr + 1]
         # the box radii and their slopes: W @ (|v0|, r0) and W @ (sign(v0) v1, r1)
         # (r0, r1: the entries' own radii, the Hessian rows' balls, and their slopes)
         sg = np.sign(v0)
@@ -303,8 +312,13 @@ class SeriesFloat:
         out[1, :n] = sg * v1
         rr = self.W @ out.T
         lo, up = v - rr[:, 0], v + rr[:, 0]
+        dlo, dup = dv - rr[:, 1], dv + rr[:, 1]
+        if cr is not None:
+            # each box's ends intersected with its corner bounds (Series.value)
+            dlo, dup = np.where(clo > lo, dclo, dlo), np.where(cup < up, dcup, dup)
+            lo, up = np.maximum(lo, clo), np.minimum(up, cup)
         i, k = lo.argmin(), up.argmax()
-        best_lo, best_up = (lo[i], dv[i] - rr[i, 1]), (up[k], dv[k] + rr[k, 1])
+        best_lo, best_up = (lo[i], dlo[i]), (up[k], dup[k])
         sc = self.lk + float(shg)
         res = []
         for v, dv in (best_lo, best_up):
