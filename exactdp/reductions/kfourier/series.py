@@ -373,12 +373,6 @@ class Box:
     def all_polys(self):
         return self.polys + [p for _, p in self.pairs]
 
-    def all_arb_polys(self):
-        """:meth:`all_polys` as ``arb_poly`` (converted once per box, reused by every leaf)."""
-        if not hasattr(self, "_arb_polys"):
-            self._arb_polys = [arb_poly(P) for P in self.all_polys()]
-        return self._arb_polys
-
 
 class Series:
     """``F(Y) = kappa [t^k] E_H(t) e^(tY) G(t)`` (module doc) for one heavy configuration,
