@@ -155,7 +155,7 @@ from __future__ import annotations
 
 import math
 
-from flint import arb, arb_mat, arb_poly, ctx
+from flint import arb, arb_mat, arb_poly, arb_series, ctx
 
 from ...core.errors import PrecisionError
 from . import settings
@@ -176,6 +176,19 @@ def _exp_series(q, n):
             s += i * q[i] * g[j - i]
         g[j] = s / j
     return g
+
+
+def _exp_series_flint(q, n):
+    """:func:`_exp_series` by flint's ``arb_series.exp`` (the same enclosure problem in C: at
+    ``k = 200`` 0.26 ms against 7 ms; the corners of every box, :meth:`Box.corners`).  Its
+    length is capped by ``ctx.cap``, raised to ``n`` for the call and restored."""
+    old = ctx.cap
+    ctx.cap = max(old, n)
+    try:
+        g = arb_series(list(q[:n]), prec=n).exp().coeffs()
+    finally:
+        ctx.cap = old
+    return g[:n] + [arb(0)] * (n - len(g))
 
 
 def _coeffs(p: arb_poly, n):
@@ -366,7 +379,7 @@ class Box:
                     else:
                         p = self.caps.get(i, arb(0)) if top else arb(0)
                     q[i] = (-p if even else p) / i
-                out.append(_exp_series(q, n))
+                out.append(_exp_series_flint(q, n))
             self._corners = tuple(out)
         return self._corners
 
