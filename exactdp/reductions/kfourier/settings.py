@@ -197,3 +197,11 @@ REP_SEG = 1.0
 
 #: a walk with a ``progress`` callable reports its node count at most this often (seconds)
 PROGRESS_SECONDS = 0.5
+
+#: floor counts (walk module doc, "Floor counts"): a decision above that fails with every
+#: unplaced output lowered to the light law is asked again with guaranteed counts of the unplaced
+#: heavy outputs kept at their levels' weights, failing with mass at most ``tol * FLOOR_SHARE /
+#: pm`` (node decisions of mass ``pm``) or ``FLOOR_BETA`` (a group's lower end) in all
+FLOOR_COUNTS = True
+FLOOR_SHARE = 1e-3
+FLOOR_BETA = 1e-4

@@ -100,6 +100,25 @@ below ``tol``, total width ``<= tol``) was tried and never fired at ``q = 0.30``
 undecided nodes fail the coupling, not the deviation count.  What the small-q end costs instead
 is the certificate of monotonicity (its margin, now given up after repeated failures:
 ``MARGIN_TRIES``), the leaves and the groups' width (``benchmarks/RESULTS.md``, kq30).
+
+**Floor counts (``FLOOR_COUNTS``).**  Lowering every unplaced output to the light law throws away
+the unplaced heavy levels, whose outputs are not rare at small ``q`` and large ``k``: at ``L = 40``,
+``N = 10^7``, ``k = 64``, ``q = 0.30`` the lowest heavy level (29) holds ~20 null outputs on average
+at 5.4 times the light law's top weight, and a node's changed-user outputs sit mostly at 27 ... 31.
+Where a decision above (or a group's lower end) fails, it is asked again with guaranteed counts:
+for each unplaced heavy level ``lv`` from the top down, ``a_lv`` with ``P[fewer than a_lv of the
+node's n unplaced null outputs at levels >= lv] <= beta_lv`` (binomial ``(n, theta)``, ``theta``
+the law's conditional mass of ``[lv, l]``; the sum enclosed in arb, :func:`_binom_lower_tail`),
+the same for the changed-user outputs.  Outside an event of mass ``sum beta_lv``, taking top down
+the first ``a_lv - a_(lv+1)`` not yet taken outputs at levels ``>= lv`` (there are enough: every
+earlier one is at a higher level) gives outputs of weight at least ``w_lv``; given which indices
+were taken, the other outputs are independent, each of the unplaced law conditioned on a lower set
+of levels (or not at all), so each is stochastically above the light law.  So ``P[R <= thr] <=
+sum beta_lv + P[R' <= thr]`` with ``R'`` the taken outputs at their levels' weights in ``E_H`` and
+the others (null counts rounded down to the grid ``n_grid``: fewer outputs, a smaller ``R``) in the
+light law (``tests/test_kfourier_floors.py`` checks it by exact enumeration).  At ``k = 64``,
+``q = 0.30``, ``tol = 1e-3`` without representatives: ``[0.0507, 1]`` -> ``[0.64, 1]``
+(``benchmarks/RESULTS.md``, session 13).
 """
 
 from __future__ import annotations
@@ -111,6 +130,7 @@ from fractions import Fraction
 from math import comb
 
 from flint import arb, arb_poly, ctx
+from scipy.stats import binom as binom_dist
 
 from ...core.errors import CapacityError, PrecisionError
 from ...engine.largen import K_SMOOTH, pmf_window, split_plan
@@ -168,6 +188,7 @@ class Walk(LightLaws):
         for _ in range(extra_light):
             if len(self.heavy) >= 6:
                 self.light.append(self.heavy.pop())
+        self.heavy_set = frozenset(self.heavy)
         ctx.prec = prec
         self.pi0 = [exact_arb(x) for x in mech.pi0]
         self.pi1 = [exact_arb(x) for x in mech.pi1]
@@ -256,6 +277,7 @@ class Walk(LightLaws):
         self.leaf_kids = False                 # bound_group: the children are leaves
         self.hull_items = 0                    # children bounded by hull_group
         self.rep_nodes = 0                     # representatives expanded by rep_group
+        self.floor_used = 0                    # decisions and group ends settled by floor counts
 
     def leaf_bin(self, E, x0) -> tuple:
         """``(b, x)``: the bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
@@ -585,6 +607,24 @@ class Walk(LightLaws):
         failure mass ``fail`` (``Lo`` of the light sum above the threshold at ``mean - z sd``,
         ``B`` the Chernoff bound below it); else ``B`` with ``P[R > thr] <= B`` (``Up0`` of the
         rest's sum below the threshold at ``mean + z sd``); ``None`` when no ``z`` decides."""
+        res = self._side_bounds(l, n, m, poly, lower=lower)
+        if not lower or (res is not None and float_hi(res[0]) <= settings.FLOOR_BETA):
+            return res
+        fl = self.floored(l, n, m, poly, settings.FLOOR_BETA)
+        if fl is None:
+            return res
+        n2, m2, poly2, beta, _ = fl
+        res2 = self._side_bounds(l, n2, m2, poly2, lower=True)
+        if res2 is None:
+            return res
+        B2 = res2[0] + beta
+        if res is None or float_hi(B2 + res2[1]) < float_hi(res[0] + res[1]):
+            self.floor_used += 1
+            return B2, res2[1]
+        return res
+
+    def _side_bounds(self, l, n, m, poly, *, lower: bool):
+        """:meth:`side_bounds` without the floor counts."""
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
@@ -663,6 +703,65 @@ class Walk(LightLaws):
         return cols
 
 
+    def floored(self, l, n, m, poly, beta_max):
+        """``(n', m', E', beta, kept)``: :meth:`floor_count`'s guaranteed counts of the node's ``n``
+        unplaced null and ``m`` unplaced changed-user outputs at every unplaced heavy level or
+        above, taken top down, each at its level's weight in ``E'``; the rest (``n' <= n - a``
+        null, ``m' = m - b``) left to the light law; ``beta`` the counts' failure bounds summed
+        (at most ``beta_max``), ``kept`` the ``(level, count)`` pairs; ``None`` without a floor
+        (module doc, "Floor counts")."""
+        if not settings.FLOOR_COUNTS or l not in self.heavy_set:
+            return None
+        levels = [h for h in self.heavy if h <= l]
+        share = beta_max / (2 * len(levels))
+        beta, poly2, taken, kept = arb(0), poly, [0, 0], []
+        for lv in levels:
+            for side, cnt in ((0, n), (1, m)):
+                fc = self.floor_count(l, lv, cnt, share, changed=bool(side))
+                if fc is None or fc[0] <= taken[side]:
+                    continue
+                a, b = fc
+                c = a - taken[side]
+                taken[side] = a
+                kept.append((lv, c))
+                beta += b
+                bp = self.binoms.get((lv, c))
+                if bp is None:
+                    bp = self.binoms[(lv, c)] = _binom_poly(self.w[lv], c, self.k)
+                poly2 = (poly2 * bp).truncate(self.k + 1)
+        if not (taken[0] or taken[1]):
+            return None
+        g = self.n_grid
+        return (n - taken[0]) // g * g, m - taken[1], poly2, beta, tuple(kept)
+
+    def floor_count(self, l, lv, n, beta_max: float, *, changed: bool):
+        """A guaranteed count of the unplaced outputs at level ``lv`` or above (levels ``> l``
+        placed) for the decisions above (module doc, "Floor counts"): ``(a, beta)`` with
+        ``P[fewer than a of the n unplaced null (changed-user: ``changed``) outputs at levels >=
+        lv] <= beta`` (an arb upper bound, at most ``beta_max``), or ``None`` (``a = 0``)."""
+        if n <= 0 or not beta_max > 0:
+            return None
+        sh = max(0, n.bit_length() - 14)
+        n = n >> sh << sh               # P[Bin(n, theta) < a] decreases in n: valid for every larger n
+        dec = _decade(min(beta_max, 0.1))
+        key = ("floor", changed, l, lv, n, dec)
+        if key in self.laws:
+            return self.laws[key]
+        cum = self.cum1 if changed else self.cum0
+        theta = (cum[l] - cum[lv - 1]) / cum[l]
+        bmax = 10.0 ** dec
+        # the largest a with P[Bin(n, theta) < a] <= bmax: scipy's quantile guesses, arb decides
+        a = int(binom_dist.ppf(bmax, n, float(theta.mid()))) + 1
+        res = None
+        while a > 0:
+            beta = _binom_lower_tail(n, theta, a)
+            if float_hi(beta) <= bmax:
+                res = (a, arb(float_hi(beta)))
+                break
+            a -= 1 if a < 8 else max(1, a // 16)
+        self.laws[key] = res
+        return res
+
     def decision(self, l, n, m, poly, pm, *, above: bool):
         """The decision of a partial node (levels ``> l`` placed, mass at most ``pm``) on one
         side, when the rest cannot move ``R`` across the threshold except with mass below
@@ -673,6 +772,20 @@ class Walk(LightLaws):
           light sum at ``mean - 8 sd`` above the threshold: ``P[R <= thr] <= B + fail``;
         * below, surely ``Up0 < thr``: ``e_k <= sum_i e_i(H) p_1^(k-i) / (k-i)!`` with ``p_1``
           the unplaced outputs' sum, at ``mean + 8 sd`` of its law: ``P[R > thr] <= B``."""
+        cert = self._decision(l, n, m, poly, pm, above=above)
+        if cert is not None or not above:
+            return cert
+        fl = self.floored(l, n, m, poly, self.tol * settings.FLOOR_SHARE / max(pm, 1e-300))
+        if fl is None:
+            return None
+        n2, m2, poly2, beta, _ = fl
+        cert = self._decision(l, n2, m2, poly2, pm, above=True, beta=beta)
+        if cert is not None:
+            self.floor_used += 1
+        return cert
+
+    def _decision(self, l, n, m, poly, pm, *, above: bool, beta=None):
+        """:meth:`decision` at the given counts, ``beta`` (a floor count's failure) added to ``B``."""
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         if above:
@@ -707,6 +820,8 @@ class Walk(LightLaws):
         if key not in self.laws:
             self.laws[key] = (law.chernoff(xz, False) if above else rl.chernoff(xz, True))[0]
         B = self.laws[key]
+        if beta is not None:
+            B = B + beta
         if not pm * float_hi(B) < self.tol * 1e-2:
             return None
         return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
@@ -1080,6 +1195,22 @@ def hull_segments(items, cap: float):
     if cur:
         runs.append(cur)
     return runs
+
+
+def _decade(x: float) -> int:
+    return math.floor(math.log10(x))
+
+
+def _binom_lower_tail(n: int, theta: arb, a: int) -> arb:
+    """``P[Bin(n, theta) < a]`` enclosed in arb (``a`` terms)."""
+    q1 = 1 - theta
+    term = (q1.log() * n).exp()
+    tot = arb(0)
+    r = theta / q1
+    for j in range(a):
+        tot += term
+        term = term * (n - j) / (j + 1) * r
+    return tot
 
 
 def _binom_poly(w: arb, c: int, k: int) -> arb_poly:
