@@ -56,7 +56,8 @@ def test_monotone_at_ymin_when_the_margin_fails():
 def test_walk_retried_with_the_extra_light_level_heavy(monkeypatch):
     """Where the certificate fails with EXTRA_LIGHT's level light, the walk is run again with
     it heavy (the same enclosure as a walk asked with ``EXTRA_LIGHT = 0``); where it fails
-    with no level to give back, the error stands."""
+    without it too, with the top light level heavy (``extra_light = -1``, EXTRA_HEAVY); where
+    it fails with no level left to move, the error stands."""
     from fractions import Fraction
     from exactdp.reductions.pairs import canonical_pair
     P = canonical_pair(5000, 6, 2)
@@ -75,6 +76,24 @@ def test_walk_retried_with_the_extra_light_level_heavy(monkeypatch):
     monkeypatch.setattr(walk.Walk, "ensure_monotone", orig)
     monkeypatch.setattr(settings, "EXTRA_LIGHT", 0)
     assert got == K.kfourier_eta(P, q, lam, tol=1e-4)
+
+    # failing without the extra light level too: the top light level goes heavy (EXTRA_HEAVY)
+    seen.clear()
+
+    def flakier(self, box, ymin, ymax):
+        seen.append(self.extra_light)
+        if self.extra_light >= 0:
+            raise series.NotMonotone("kfourier: cannot certify that R increases with the light statistic")
+        return orig(self, box, ymin, ymax)
+    monkeypatch.setattr(walk.Walk, "ensure_monotone", flakier)
+    monkeypatch.setattr(settings, "EXTRA_LIGHT", 1)
+    more = K.kfourier_details(P, q, lam, tol=1e-4)
+    assert seen[0] == 1 and 0 in seen and seen[-1] == -1 and more.extra_light == -1
+    monkeypatch.setattr(walk.Walk, "ensure_monotone", orig)
+    zero = K.kfourier_details(P, q, lam, tol=1e-4, alpha=more.alpha, extra_light=0)
+    assert len(more.heavy) == len(zero.heavy) + 1
+    again = K.kfourier_details(P, q, lam, tol=1e-4, alpha=more.alpha, extra_light=-1)
+    assert again.eta == more.eta and again.eta.overlaps(got)
 
     def never(self, box, ymin, ymax):
         raise series.NotMonotone("kfourier: cannot certify that R increases with the light statistic")

@@ -24,6 +24,8 @@ def test_the_plan_reproduces_the_walk_and_any_plan_is_valid():
     assert again.eta == first.eta                     # the same walk without the pilot
     other = kfourier_details(P, "3/10", LAM, tol=1e-2, alpha=0.0, extra_light=0)
     assert other.eta != first.eta and other.eta.overlaps(first.eta)
+    heavier = kfourier_details(P, "3/10", LAM, tol=1e-2, alpha=0.0, extra_light=-1)
+    assert len(heavier.heavy) == len(other.heavy) + 1 and heavier.eta.overlaps(first.eta)
 
 
 @pytest.mark.parametrize("kw, word", [
@@ -33,6 +35,7 @@ def test_the_plan_reproduces_the_walk_and_any_plan_is_valid():
     ({"alpha": float("nan"), "extra_light": 0}, "alpha"),
     ({"alpha": "0.1", "extra_light": 0}, "alpha"),
     ({"alpha": 0.1, "extra_light": 5}, "extra_light"),
+    ({"alpha": 0.1, "extra_light": -5}, "extra_light"),
     ({"alpha": 0.1, "extra_light": True}, "extra_light"),
 ])
 def test_bad_plans_are_refused(kw, word):

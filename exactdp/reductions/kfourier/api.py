@@ -91,8 +91,9 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
                 or not math.isfinite(alpha) or alpha < 0:
             raise ParameterError(f"kfourier: alpha must be a finite float >= 0, got {alpha!r}")
         if isinstance(extra_light, bool) or not isinstance(extra_light, int) \
-                or not 0 <= extra_light <= settings.EXTRA_LIGHT:
-            raise ParameterError(f"kfourier: extra_light must be an int in [0, {settings.EXTRA_LIGHT}], "
+                or not -settings.EXTRA_HEAVY <= extra_light <= settings.EXTRA_LIGHT:
+            raise ParameterError(f"kfourier: extra_light must be an int in [{-settings.EXTRA_HEAVY}, "
+                                 f"{settings.EXTRA_LIGHT}], "
                                  f"got {extra_light!r}")
     return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
                     extra_light=extra_light, fine=fine, progress=progress)
@@ -121,17 +122,20 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
                                      changed=changed, upper=upper)
         run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
                    upper=upper, extra_light=extra_light, fine=fine, progress=progress)
-        try:
-            run.run()
-        except NotMonotone:
-            if not run.extra_light:
-                raise
-            # a light statistic spread too widely for the certificate (small q, e.g. 0.30 at
-            # k = 16: its Chernoff range spans a factor ~8): the extra light level back to the
-            # heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way round)
-            run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
-                       changed=changed, upper=upper, extra_light=0, fine=fine, progress=progress)
-            run.run()
+        while True:
+            try:
+                run.run()
+                break
+            except NotMonotone:
+                if run.extra_light <= -settings.EXTRA_HEAVY:
+                    raise
+                # a light statistic spread too widely for the certificate (small q, e.g. 0.30
+                # at k = 16: its Chernoff range spans a factor ~8): the extra light level back to
+                # the heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way
+                # round); without one, the top light level (k = 128, q = 0.30: EXTRA_HEAVY)
+                run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
+                           changed=changed, upper=upper, extra_light=min(run.extra_light - 1, 0),
+                           fine=fine, progress=progress)
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
             lo = arb_to_interval(run.lo - run.fail).lower
