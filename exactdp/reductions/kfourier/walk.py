@@ -707,7 +707,6 @@ class Walk(LightLaws):
             cols = self.laws[key] = node_column(self.k, y, p2, more=more)
         return cols
 
-
     def floored(self, l, n, m, poly, beta_max):
         """``(n', m', E', beta, kept)``: :meth:`floor_count`'s guaranteed counts of the node's ``n``
         unplaced null and ``m`` unplaced changed-user outputs at every unplaced heavy level or
