@@ -496,3 +496,16 @@ def test_guarantee_where_published_bounds_do_not_amplify(row):
     assert F(pub) - F(1, 10**_decimals(pub)) <= F(g.peers["clone-fmt21"]["upper"]) <= F(pub)
     lo_r, hi_r = find(rf"L = {L}, n = 10[²⁷], q = {re.escape(q)}:\s+\[([0-9.]+), ([0-9.]+)\] against")
     assert (lo_r, hi_r) == (lo, hi)
+
+
+@pytest.mark.slow
+def test_readme_lower_tail_bounds():
+    """The lower-tail product bounds quoted for k = 200 and 128 at q = 0.30 (README, deployment
+    scale): recomputed, each certified bound within the printed one's last digit (2 % below, 0.5 % above)."""
+    from flint import arb
+    from exactdp.model.mechanism import Mechanism
+    from exactdp.reductions.kfourier.lowertail import lower_tail
+    b200, b128 = find(r"P\[R ≤ λ\] ≤ ([0-9.e-]+); 4 CPU s.*?at k = 128 P\[R ≤ λ\] ≤ ([0-9.e-]+) \(2 s\)")
+    for k, printed in ((200, b200), (128, b128)):
+        r = lower_tail(Mechanism(40, "0.30"), k, k * (10**7 - 1), k, arb(2).exp())
+        assert r is not None and float(printed) * 0.98 <= r.bound <= float(printed) * 1.005, (k, r.bound)

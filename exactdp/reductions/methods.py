@@ -230,7 +230,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
     not 20 % narrower than the last marks the default series enclosure's floor: below
     ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); two more
-    such passes end the passes.  ``progress(nodes)`` is reported by each pass's walk."""
+    such passes end the passes, and so does a pass answered by the lower-tail product bound alone
+    (``eta`` near 1: :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
+    reported by each pass's walk."""
     from ..core.errors import PrecisionError
     from .kfourier import kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
@@ -247,6 +249,10 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
         if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
+            break
+        if run.method == "lower tail":
+            # eta near 1 by the product bound alone (kfourier.lowertail), taken where it beat the
+            # walk's width at this tol (LOWER_TAIL_ACCEPT); a finer walk there costs hours
             break
         w = float(got.width)
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0

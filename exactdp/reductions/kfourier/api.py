@@ -23,10 +23,12 @@ from flint import ctx
 from ...core.errors import CapacityError, ParameterError, PrecisionError
 from ...core.interval import Interval, arb_to_interval
 from ...core.lam import lam_interval, parse_lam_eps
+from ...model.mechanism import Mechanism
 from ...model.pair import Pair
 from ..kcopies import delta_of_two_masses, parse_query
 from . import settings
-from .arbs import float_hi
+from .arbs import exact_arb, float_hi
+from .lowertail import lower_tail
 from .series import NotMonotone
 from .walk import Walk
 
@@ -37,7 +39,9 @@ class KFourier:
     ``nodes`` visited, ``fourier`` leaves left to the integrals, ``dropped`` mass;
     ``alpha`` (the light statistic's shift, from the pilot walk), ``extra_light`` (the
     heavy levels returned to the light law) and ``fine`` (the fine series settings) the walk
-    used: a later pass at another ``tol`` may take them as they are (:func:`kfourier_details`)."""
+    used: a later pass at another ``tol`` may take them as they are (:func:`kfourier_details`).
+    ``method``: ``"walk"``, or ``"lower tail"`` where the product bound of
+    :mod:`~exactdp.reductions.kfourier.lowertail` alone gave ``eta >= 1 - B`` (no walk ran)."""
 
     eta: Interval
     heavy: tuple
@@ -48,6 +52,7 @@ class KFourier:
     alpha: float = 0.0
     extra_light: int = 0
     fine: bool = False
+    method: str = "walk"
 
 
 def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None) -> float:
@@ -113,6 +118,10 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     the pair's direction's; ``alpha``, ``extra_light``, ``fine``, ``progress``: see
     :func:`kfourier_details`)."""
     t0 = time.time()
+    tail = _lower_tail(red, q, lam, eps, prec, changed=changed, upper=upper)
+    if tail is not None and tail.bound <= tol * settings.LOWER_TAIL_ACCEPT:
+        return KFourier(Interval(1 - Fraction(tail.bound), Fraction(1)), (), 0, 0, 0.0,
+                        time.time() - t0, method="lower tail")
     old = ctx.prec
     try:
         if alpha is None:
@@ -142,11 +151,26 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             hi = arb_to_interval(run.hi + dm).upper
     finally:
         ctx.prec = old
-    lo = max(lo, Fraction(0))
+    lo = max(lo, Fraction(0), 1 - Fraction(tail.bound) if tail is not None else Fraction(0))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
                     run.fourier, float_hi(run.dropped), time.time() - t0, float(alpha),
                     run.extra_light, run.fine)
+
+
+def _lower_tail(red, q, lam, eps, prec, *, changed=None, upper=None):
+    """The product bound ``B >= P[R <= lam]`` (:func:`~exactdp.reductions.kfourier.lowertail.lower_tail`)
+    of the walk's law where its side is ``P[R > lam]`` and ``k >= settings.LOWER_TAIL_FROM_K``
+    (below it the bound is far above the walk's width: ``benchmarks/RESULTS.md``, session 14);
+    else None.  ``eta >= 1 - B`` either way."""
+    if not (red.forward if upper is None else upper) or red.k < settings.LOWER_TAIL_FROM_K:
+        return None
+    with_changed = red.forward if changed is None else bool(changed)
+    n = red.k * (red.N - 1) if with_changed else red.k * red.N
+    m = red.k if with_changed else 0
+    with ctx.workprec(prec):
+        thr = exact_arb(Fraction(lam)) if lam is not None else exact_arb(Fraction(eps)).exp()
+        return lower_tail(Mechanism(red.d, q), red.k, n, m, thr, prec=prec)
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,

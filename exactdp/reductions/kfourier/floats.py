@@ -43,6 +43,7 @@ from flint import arb
 
 from . import settings
 from .arbs import float_hi
+from .bracket import log_newton
 from .series import Series, box_matrix, corner_matrix
 
 # ------------------------------------------------------------------ float guesses
@@ -102,25 +103,6 @@ def plain_log(logE: np.ndarray, lkappa: float, k: int, y: float):
     w = np.exp(t - mx)
     sw = w.sum()
     return lkappa + mx + math.log(sw), float((m * w).sum() / sw)
-
-
-def log_newton(f, lthr: float, y0: float, iters: int = 60) -> float:
-    """``y`` with ``log F(y) ~ lthr`` by Newton's method in ``log y`` (``f(y) = (log F,
-    d log F / d log y)``, ``F`` nondecreasing; a float guess only).  Stops after a step below
-    ``1e-7``: the point after it is off by ~1e-14 (quadratic convergence), the float images'
-    own accuracy (one evaluation per root fewer than stepping until the step vanishes)."""
-    t = math.log(max(y0, 1e-300))
-    for _ in range(iters):
-        lv, sl = f(math.exp(t))
-        if not math.isfinite(lv):
-            step = 1.0
-        else:
-            step = -(lv - lthr) / max(sl, 1e-3)
-        step = max(-2.0, min(2.0, step))
-        t += step
-        if abs(step) < 1e-7:
-            break
-    return math.exp(t)
 
 
 def _box_floats(boxes, k, y0):

@@ -137,9 +137,9 @@ from ...engine.largen import K_SMOOTH, pmf_window, split_plan
 from ...model.mechanism import Mechanism
 from . import integral, settings
 from .arbs import exact_arb, float_hi
-from .bracket import NodePoly, Threshold, alpha_at, node_column
+from .bracket import NodePoly, Threshold, alpha_at, log_newton, node_column
 from .floats import NO_SCREEN, ArbGuesses, FloatGuesses, LoScreen, PlainScreen, SeriesFloat, log_coeffs, \
-    log_newton, plain_log
+    plain_log
 from .laws import LightLaws
 from .series import Series
 
