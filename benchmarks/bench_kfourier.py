@@ -2,8 +2,9 @@
 
 Certified eta of 000's pair (forward) and 003's reverse under k-randomization at
 L = 40, N = 10^7, q = 0.351, lambda = e^2: time, relative width, heavy nodes,
-Fourier leaves and dropped mass per k and tolerance.  Prints a markdown table
-(with ``uptime``: the machine is shared).
+Fourier leaves, dropped mass and method (the walk, or the lower-tail product bound alone where
+eta is near 1) per k and tolerance.  Prints a markdown table (with ``uptime``: the machine is
+shared).
 
     python benchmarks/bench_kfourier.py [--k 1 2 4] [--tol 1e-7 1e-8] [--q 0.351 0.30] [--direction forward]
 
@@ -38,8 +39,8 @@ def main(argv=None) -> int:
     if args.digits is not None:
         return _route(args)
     print(f"load average at start: {os.getloadavg()}")
-    print("| k | q | direction | tol | eta | relative width | seconds | CPU s | nodes | Fourier leaves | dropped | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| k | q | direction | tol | eta | relative width | seconds | CPU s | nodes | Fourier leaves | dropped | method | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for k, q, tol in ((k, q, tol) for k in args.k for q in args.q for tol in args.tol):
         for name, fac in (("forward", canonical_pair), ("reverse", reverse_canonical_pair)):
             if args.direction not in ("both", name):
@@ -51,7 +52,7 @@ def main(argv=None) -> int:
             rel = float(iv.width) / float(iv.upper) if iv.upper > 0 else 0.0
             print(f"| {k} | {q} | {name} | {tol:.0e} | [{float(iv.lower):.6g}, {float(iv.upper):.6g}] | "
                   f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {r.nodes} | {r.fourier} | {r.dropped:.1e} | "
-                  f"{os.getloadavg()[0]:.1f} |", flush=True)
+                  f"{r.method} | {os.getloadavg()[0]:.1f} |", flush=True)
     print(f"load average at end: {os.getloadavg()}")
     return 0
 
