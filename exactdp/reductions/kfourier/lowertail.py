@@ -15,42 +15,45 @@ heavy ones (from ``l_cut`` up) ``H(z)``.
    (failing with probabilities ``beta_1``, ``beta_2``) ``g_j`` is the larger of the two at
    ``p_1 = a``, ``p_2 = b`` where positive: both are nondecreasing in ``p_1`` there (the first
    once ``a^2 > C(j, 2) b``) and nonincreasing in ``p_2``.
-2. One term per heavy level.  For quotas ``m_l`` (``S = sum m_l``, ``j_0 = k - S >= 0``) and the
-   deficits ``d_l = m_l - min(T_l, m_l)``, ``D = sum d_l``: ``e_k >= G_(j_0 + D) H_(S - D)``,
-   ``H_(S - D) >= prod_l C(T_l, min(T_l, m_l)) w_l^min(T_l, m_l)`` (the subsets with exactly that
-   many outputs at each level), and ``g_(j_0 + D) >= g_(j_0) rho^D`` with ``rho`` the least
-   ratio ``g_(j+1) / g_j`` over ``j_0 <= j < k`` (every ``g_j`` there positive).  More terms:
-   letting each level take ``j`` outputs anywhere in ``0 .. m_l + Delta_l`` (``sum Delta_l <=
-   j_0``), with ``r_+ = rho`` per output below its quota and ``r_-`` (the least ``g_(j-1) /
-   g_j`` over ``j_0 - sum Delta_l < j <= j_0``, lowered to ``r_+ r_- <= 1``) per output above,
-   ``g_(j_0 + D - E) >= g_(j_0) r_+^D r_-^E`` for ``D`` outputs below the quotas and ``E`` above
-   (``r_+ r_- <= 1`` covers the mixed case), and the terms are distinct terms of ``e_k``.  So
-   outside the light failure event ``R >= kappa g_(j_0) prod_l phi_l(T_l)`` with
+2. One box of terms per heavy level.  ``e_k = sum_(m') G_(k - sum m') prod_l C(T_l, m'_l)
+   w_l^(m'_l)`` over the numbers ``m'_l`` of outputs taken at each heavy level (outputs of one
+   level weigh the same).  For quotas ``m_l`` (``S = sum m_l``, ``j_0 = k - S >= 0``) keep, per
+   level, ``m'_l = T_l`` where ``T_l < m_l`` (a *deficit* ``d_l = m_l - T_l``) and ``m'_l`` in
+   ``m_l .. m_l + Delta_l`` otherwise (``sum Delta_l <= j_0``): distinct terms, so a lower
+   bound.  With ``D = sum d_l`` at most a cap ``D_max`` and ``E`` the outputs above the quotas,
+   ``g_(j_0 + D - E) >= g_(j_0) r_+^D r_-^E``: ``r_+`` the least ratio ``g_(j+1) / g_j`` over
+   ``j_0 <= j < j_0 + D_max``, ``r_-`` the least ``g_(j-1) / g_j`` over ``j_0 - sum Delta_l < j
+   <= j_0``, lowered until ``r_+ r_- <= 1`` (which covers ``D`` and ``E`` mixed; every ``g_j``
+   there positive).  So outside the light failure event and ``{D > D_max}``, ``R >= kappa
+   g_(j_0) prod_l psi_l(T_l)``, ``psi_l`` the nondecreasing lower envelope of
 
-       phi_l(T) = sum_(j = 0)^(m_l + Delta_l) C(T, j) w_l^j r_+^(m_l - j) (j < m_l), r_-^(j - m_l) (j >= m_l),
+       phi_l(T) = w_l^T r_+^(m_l - T)  (T < m_l),   sum_(j = m_l)^(m_l + Delta_l) C(T, j) w_l^j r_-^(j - m_l)  (T >= m_l)
 
-   positive and nondecreasing in ``T`` (:func:`product_bound`; ``tests/test_kfourier_lowertail.py``
-   checks ``R >= `` it for every count vector of a small case, by exact enumeration).
+   (:func:`product_bound`; ``tests/test_kfourier_lowertail.py`` checks ``R >=`` it by exact
+   enumeration for every count vector of small cases within the cap).
 3. Markov and negative association: the level counts of one multinomial are negatively
    associated (Joag-Dev and Proschan 1983), so are two independent families (the null outputs
    and the changed user's), and so are the sums ``T_l = T0_l + T1_l`` (nondecreasing functions of
    disjoint sets).  For nonincreasing nonnegative ``f_l``, ``E prod f_l(T_l) <= prod E
-   f_l(T_l)``; with ``f_l = phi_l^(-s)``, ``s > 0``:
+   f_l(T_l)``: with ``f_l = psi_l^(-s)``, ``s > 0``, and with ``f_l = e^(t d_l)`` (Chernoff for
+   the deficits, :func:`deficit_tail`),
 
-       P[R <= thr] <= beta_1 + beta_2 + (thr / (kappa g_(j_0)))^s prod_l E[phi_l(T_l)^(-s)].
+       P[R <= thr] <= beta_1 + beta_2 + P[D > D_max] + (thr / (kappa g_(j_0)))^s prod_l E[psi_l(T_l)^(-s)].
 
-Each ``E[phi_l(T_l)^(-s)]`` is a finite sum (:func:`expected_power`) over the law of ``T_l`` (the convolution of two
-binomials) plus its tail at the last term's value (``phi_l^(-s)`` is nonincreasing).  The
-split, quotas, ``s`` and Chernoff parameters are chosen in floats; every number of the bound
-is then evaluated in arb, so the choice only moves the bound, never its validity
-(``tests/test_kfourier_lowertail.py`` checks it against exact enumeration in ``Fraction``).
+Each ``E[psi_l(T_l)^(-s)]`` is a finite sum (:func:`expected_power`) over the law of ``T_l``
+(:func:`count_law`, the convolution of two binomials) plus its tail at the last term's value
+(``psi_l^(-s)`` is nonincreasing).  The split, quotas, excesses, cap, ``s`` and Chernoff
+parameters are chosen in floats; every number of the bound is then evaluated in arb, so the
+choice only moves the bound, never its validity (``tests/test_kfourier_lowertail.py`` checks it
+against exact enumeration in ``Fraction``).
 
-At ``L = 40``, ``N = 10^7``, ``lam = e^2``, forward, ``q = 0.30``: ``P[R <= lam] <= 3.6e-6`` at
-``k = 200`` and ``1.09e-3`` at ``k = 128`` in a few CPU seconds, where the walk gave ``[0.47, 1]``
-(``tol = 1e-2``, 728 CPU s) and ``[0.93, 1]`` (``tol = 1e-3``, 1141 s); at ``k = 64`` only 0.15
-(the walk: 2.2e-2).  Where it is weak: the Bonferroni pool needs ``C(k, 2) p_2 < p_1^2`` (or the
-distinct-draws product) up to ``j = k``, which keeps the levels from about 29 up in the quotas,
-and one ratio ``r_+`` prices every deficit (``benchmarks/RESULTS.md``, session 14).
+At ``L = 40``, ``N = 10^7``, ``lam = e^2``, forward, ``q = 0.30``: ``P[R <= lam] <= 1.0e-6`` at
+``k = 200`` and ``6.3e-4`` at ``k = 128`` in a few CPU seconds, where the walk gave ``[0.47, 1]``
+(``tol = 1e-2``, 728 CPU s) and ``[0.93, 1]`` (``tol = 1e-3``, 1141 s); at ``k = 64`` only 0.12
+(the walk: 2.2e-2).  Where it is weak: the pool's ``g_j`` must stay positive up to ``j_0 +
+D_max`` (Bonferroni ``C(j, 2) p_2 < p_1^2``, or the distinct-draws product), which keeps the
+levels from about 28 up in the quotas, and one ratio ``r_+`` prices every deficit
+(``benchmarks/RESULTS.md``, session 14).
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ class Choice:
     """The free parameters of the bound (module doc): the first heavy level ``cut``, the quotas
     ``quota`` and the excesses ``excess`` (level -> ``m_l``, ``Delta_l``), the light Chernoff
     levels ``a`` (``p_1 >= a``) and ``b`` (``p_2 <= b``), exact as floats or rationals, and the
-    Markov exponent ``s``.  Any choice gives a valid bound; the floats only pick a good one."""
+    Markov exponent ``s`` and the deficit cap ``dmax``.  Any choice gives a valid bound; the
+    floats only pick a good one."""
 
     cut: int
     quota: dict
@@ -84,6 +88,13 @@ class Choice:
     a: float | Fraction
     b: float | Fraction
     s: float = 1.0
+    dmax: int | None = None
+
+    @property
+    def cap(self) -> int:
+        """The deficit cap ``D_max`` (``None``: the sum of the quotas, no cap)."""
+        S = sum(self.quota.values())
+        return S if self.dmax is None else min(self.dmax, S)
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,7 @@ def lower_tail(mech: Mechanism, k: int, n: int, m: int, thr, *, prec: int = 128)
     >>> from exactdp.model.mechanism import Mechanism
     >>> r = lower_tail(Mechanism(2, "1/10"), 2, 60, 2, arb(1) / 2)
     >>> 0.0792 < r.bound < 0.8, r.choice.cut, r.choice.quota
-    (True, 2, {2: 1})
+    (True, 2, {2: 2})
     """
     M = n + m
     if not (isinstance(k, int) and 1 <= k <= M):
@@ -218,24 +229,59 @@ def _excess(quota: dict, j0: int) -> dict:
     return {l: min(share, ml + 8) for l, ml in quota.items()}
 
 
-def _ratios_f(lg, j0, k, E):
-    """Float ``(log r_+, log r_-)`` (module doc, step 2), or None where a ``g_j`` is not positive."""
-    if j0 - E < 0 or not all(math.isfinite(lg[j]) for j in range(j0 - E, k + 1)):
+def _ratios_f(lg, j0, hi, E):
+    """Float ``(log r_+, log r_-)`` (module doc, step 2) over ``[j0 - E, hi]``, or None where a
+    ``g_j`` there is not positive."""
+    if j0 - E < 0 or not all(math.isfinite(lg[j]) for j in range(j0 - E, hi + 1)):
         return None
-    lrp = min((lg[j + 1] - lg[j] for j in range(j0, k)), default=0.0)
+    lrp = min((lg[j + 1] - lg[j] for j in range(j0, hi)), default=0.0)
     lrm = min((lg[j - 1] - lg[j] for j in range(j0 - E + 1, j0 + 1)), default=0.0)
     return lrp, min(lrm, -lrp)
 
 
-def _log_phi(T, ml, dl, lwl, lr):
-    """``log phi_l`` on the counts ``T`` (floats; module doc, step 2; ``lr = (log r_+, log r_-)``)."""
-    mp = np.arange(ml + dl + 1)
+def _log_psi(T, ml, dl, lwl, lr):
+    """``log psi_l`` on the counts ``T = 0, 1, ...`` (floats; module doc, step 2; ``lr = (log r_+,
+    log r_-)``): below the quota ``w_l^T r_+^(m_l - T)``, from it the terms ``m_l .. m_l + Delta_l``,
+    then the nondecreasing envelope from below."""
+    mp = np.arange(ml, ml + dl + 1)
     with np.errstate(invalid="ignore"):
         lc = gammaln(T[:, None] + 1) - gammaln(mp[None, :] + 1) - gammaln(np.maximum(T[:, None] - mp[None, :], 0) + 1)
     lc = np.where(mp[None, :] <= T[:, None], lc, -np.inf)
-    x = lc + mp[None, :] * lwl + np.where(mp < ml, (ml - mp) * lr[0], (mp - ml) * lr[1])[None, :]
-    mx = x.max(axis=1)
-    return mx + np.log(np.exp(x - mx[:, None]).sum(axis=1))
+    x = lc + mp[None, :] * lwl + ((mp - ml) * lr[1])[None, :]
+    mx = np.maximum(x.max(axis=1), -1e300)
+    above = mx + np.log(np.maximum(np.exp(x - mx[:, None]).sum(axis=1), 1e-300))
+    out = np.where(T < ml, T * lwl + (ml - T) * lr[0], above)
+    return np.minimum.accumulate(out[::-1])[::-1]
+
+
+def _log_deficit(ch: Choice, pmfs: dict) -> float:
+    """Float log of the Chernoff bound of ``P[D > D_max]`` (module doc, step 3), ``-inf`` without a cap."""
+    if ch.cap >= sum(ch.quota.values()):
+        return -math.inf
+    return _deficit_f(ch, pmfs)(_deficit_t(ch, pmfs))
+
+
+def _deficit_t(ch: Choice, pmfs: dict) -> float:
+    """The float Chernoff parameter ``t`` of ``P[D > D_max]`` (a choice only)."""
+    if ch.cap >= sum(ch.quota.values()):
+        return 1.0
+    return float(minimize_scalar(_deficit_f(ch, pmfs), bounds=(1e-4, 30.0), method="bounded").x)
+
+
+def _deficit_f(ch: Choice, pmfs: dict):
+    def f(t):
+        tot = -t * (ch.cap + 1)
+        for l, ml in ch.quota.items():
+            pm = pmfs[l][:ml]
+            # log E e^(t d_l) = log(P[T >= m_l] + sum_(T < m_l) P[T] e^(t (m_l - T))), in logs
+            with np.errstate(divide="ignore"):
+                x = np.log(pm) + t * (ml - np.arange(len(pm)))
+            rest = max(1.0 - float(pm.sum()), 0.0)
+            mx = float(x.max()) if len(x) else -math.inf
+            tot += float(np.logaddexp(math.log(rest) if rest > 0 else -math.inf,
+                                      mx + math.log(float(np.exp(x - mx).sum())) if mx > -math.inf else -math.inf))
+        return tot
+    return f
 
 
 def _plan(fl: _Floats, cut: int):
@@ -258,7 +304,8 @@ def _plan(fl: _Floats, cut: int):
 def _plan_at(fl: _Floats, ch: Choice, beta: float, pmfs: dict):
     """The best float ``(log bound, Choice)`` at the split and Chernoff levels of ``ch`` (their
     failures ``beta`` each; ``pmfs``: the levels' count laws, cached), or None: quotas from the
-    saddle point of ``e_k`` at the mean counts over a grid of ``z``, ``s`` over a grid."""
+    saddle point of ``e_k`` at the mean counts over a grid of ``z``, ``s`` over a grid, then the
+    deficit cap over a grid for the best quotas."""
     k, cut = fl.k, ch.cut
     heavy = range(cut, len(fl.lw))
     best = None
@@ -278,18 +325,30 @@ def _plan_at(fl: _Floats, ch: Choice, beta: float, pmfs: dict):
             v = f(s)
             if best is None or v < best[0]:
                 best = (v, Choice(cut, quota, c.excess, ch.a, ch.b, s))
+    if best is not None:
+        # the deficit cap for the best quotas (module doc, step 3)
+        c = best[1]
+        S = sum(c.quota.values())
+        for dmax in range(0, S, max(1, S // 8)):
+            f = _markov(fl, Choice(cut, c.quota, c.excess, c.a, c.b, c.s, dmax), pmfs)
+            if f is None:
+                continue
+            for s in (0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0):
+                v = f(s)
+                if v < best[0]:
+                    best = (v, Choice(cut, c.quota, c.excess, c.a, c.b, s, dmax))
     if best is None:
         return None
     return math.log(2 * beta + math.exp(min(best[0], 0.0))), best[1]
 
 
 def _markov(fl: _Floats, ch: Choice, pmfs: dict):
-    """``s -> `` the float log of the Markov term of the bound for ``ch`` at ``s``; None where the
-    pool's ``g_j`` are not positive."""
+    """``s -> `` the float log of the deficit and Markov terms of the bound for ``ch`` at ``s``;
+    None where the pool's ``g_j`` are not positive."""
     k = fl.k
     j0 = k - sum(ch.quota.values())
     lg = _log_g(k, ch.a, ch.b, math.exp(fl.lw[ch.cut - 1]))
-    lr = _ratios_f(lg, j0, k, sum(ch.excess.values())) if j0 >= 0 else None
+    lr = _ratios_f(lg, j0, j0 + ch.cap, sum(ch.excess.values())) if j0 >= 0 else None
     if lr is None:
         return None
     logs = []
@@ -297,22 +356,24 @@ def _markov(fl: _Floats, ch: Choice, pmfs: dict):
         if l not in pmfs:
             pmfs[l] = _count_pmf(fl, l, _tmax(fl.mean[l], k))
         pm = pmfs[l]
-        logs.append((_log_phi(np.arange(len(pm) + 1), ml, ch.excess[l], fl.lw[l], lr),
+        logs.append((_log_psi(np.arange(len(pm) + 1), ml, ch.excess[l], fl.lw[l], lr),
                      np.concatenate([np.log(np.maximum(pm, 1e-300)),
                                      [math.log(max(1.0 - float(pm.sum()), 1e-300))]])))
+    ld = _log_deficit(ch, pmfs)
 
     def f(s):
         tot = s * (fl.lthr - fl.lkappa - lg[j0])
-        for lphi, lp in logs:
-            x = -s * lphi + lp
+        for lpsi, lp in logs:
+            x = -s * lpsi + lp
             mx = float(x.max())
             tot += mx + math.log(float(np.exp(x - mx).sum()))
-        return tot
+        return float(np.logaddexp(tot, ld))
     return f
 
 
 def _best_s(fl: _Floats, ch: Choice, pmfs: dict):
-    """``(float log Markov term, s)`` at the best ``s`` for ``ch`` (not worse than ``ch.s``), or None."""
+    """``(float log of the deficit and Markov terms, s)`` at the best ``s`` for ``ch`` (not worse than
+    ``ch.s``), or None."""
     f = _markov(fl, ch, pmfs)
     if f is None:
         return None
@@ -324,20 +385,21 @@ def _refine(fl: _Floats, ch: Choice, pmfs: dict) -> Choice:
     """``ch`` improved by moving one quota by -2 .. 2 at a time while the float bound falls, ``s``
     optimised for each (at most ``LOWER_TAIL_REFINE`` rounds)."""
     best, s = _best_s(fl, ch, pmfs)
-    ch = Choice(ch.cut, ch.quota, ch.excess, ch.a, ch.b, s)
+    ch = Choice(ch.cut, ch.quota, ch.excess, ch.a, ch.b, s, ch.cap)
     for _ in range(settings.LOWER_TAIL_REFINE):
         moved = False
-        for l in list(ch.quota):
-            for d in (-2, -1, 1, 2):
-                quota = dict(ch.quota)
+        moves = [(l, d, 0) for l in ch.quota for d in (-2, -1, 1, 2)] + [(None, 0, e) for e in (-4, -2, -1, 1, 2, 4)]
+        for l, d, e in moves:
+            quota = dict(ch.quota)
+            if l is not None:
                 quota[l] += d
-                j0 = fl.k - sum(quota.values())
-                if quota[l] <= 0 or j0 < 0:
-                    continue
-                c = Choice(ch.cut, quota, _excess(quota, j0), ch.a, ch.b, ch.s)
-                r = _best_s(fl, c, pmfs)
-                if r is not None and r[0] < best - 1e-9:
-                    best, ch, moved = r[0], Choice(c.cut, c.quota, c.excess, c.a, c.b, r[1]), True
+            j0 = fl.k - sum(quota.values())
+            if (l is not None and quota[l] <= 0) or j0 < 0 or ch.cap + e < 0:
+                continue
+            c = Choice(ch.cut, quota, _excess(quota, j0), ch.a, ch.b, ch.s, ch.cap + e)
+            r = _best_s(fl, c, pmfs)
+            if r is not None and r[0] < best - 1e-9:
+                best, ch, moved = r[0], Choice(c.cut, c.quota, c.excess, c.a, c.b, r[1], c.cap), True
         if not moved:
             break
     return ch
@@ -358,16 +420,17 @@ def _least(points):
     return out
 
 
-def _pool(k, j0, E, A, Bb, wmax):
-    """``(g, r_+, r_-)`` of the module doc (step 2) in arb: ``g[j] <= G_j`` for ``j0 - E <= j <= k``
-    wherever the light outputs have ``p_1 >= A``, ``p_2 <= Bb`` (``wmax``: their largest weight),
-    and exact points ``r_+``, ``r_-`` with ``g[j0 + d] >= g[j0] r_+^d``, ``g[j0 - e] >= g[j0] r_-^e``
-    (``0 <= d <= k - j0``, ``0 <= e <= E``) and ``r_+ r_- <= 1``; None where a ``g_j`` is not
-    certified positive."""
+def _pool(k, window, A, Bb, wmax):
+    """``(g, r_+, r_-)`` of the module doc (step 2) in arb for ``window = (j0 - E, j0, j0 + D_max)``:
+    ``g[j] <= G_j`` for ``j0 - E <= j <= j0 + D_max`` wherever the light outputs have ``p_1 >=
+    A``, ``p_2 <= Bb`` (``wmax``: their largest weight), and exact points ``r_+``, ``r_-`` with
+    ``g[j0 + d] >= g[j0] r_+^d`` (``d <= D_max``), ``g[j0 - e] >= g[j0] r_-^e`` (``e <= E``) and
+    ``r_+ r_- <= 1``; None where a ``g_j`` is not certified positive."""
+    lo, j0, hi = window
     g = {}
     prod = arb(1)                               # prod_(i < j) (1 - i w_max / A)
-    for j in range(k + 1):
-        if j >= j0 - E:
+    for j in range(min(hi, k) + 1):
+        if j >= lo:
             f = 1 - arb(comb(j, 2)) * Bb / (A * A) if j >= 2 else arb(1)
             f = f if f > prod else prod         # the larger of two lower bounds (either valid)
             if not f > 0:
@@ -375,8 +438,8 @@ def _pool(k, j0, E, A, Bb, wmax):
             g[j] = A ** j * f / arb.fac_ui(j)
         x = 1 - j * wmax / A
         prod = prod * x if x > 0 else arb(0)
-    rp = _least((g[j + 1] / g[j]).lower() for j in range(j0, k))
-    rm = _least((g[j - 1] / g[j]).lower() for j in range(j0 - E + 1, j0 + 1))
+    rp = _least((g[j + 1] / g[j]).lower() for j in range(j0, min(hi, k)))
+    rm = _least((g[j - 1] / g[j]).lower() for j in range(lo + 1, j0 + 1))
     rp = arb(1) if rp is None else rp
     rm = arb(1) if rm is None else rm
     if not (rp > 0 and rm > 0):
@@ -387,61 +450,97 @@ def _pool(k, j0, E, A, Bb, wmax):
     return g, rp, rm
 
 
-def _coefs(wl, ml, dl, rp, rm):
-    """``phi_l(T) = sum_j C(T, j) coef_j`` (module doc, step 2): ``coef_j = w_l^j r_+^(m_l - j)``
-    below the quota, ``w_l^j r_-^(j - m_l)`` above it, up to ``m_l + Delta_l``."""
-    return [wl ** j * (rp ** (ml - j) if j < ml else rm ** (j - ml)) for j in range(ml + dl + 1)]
+def _window(k, choice: Choice):
+    j0 = k - sum(choice.quota.values())
+    return j0 - sum(choice.excess.values()), j0, j0 + choice.cap
 
 
-def _phi(t, coef):
-    return sum((arb(comb(t, j)) * coef[j] for j in range(min(t, len(coef) - 1) + 1)), arb(0))
+def _psi(tmax, wl, ml, dl, r):
+    """``psi_l(T)`` for ``T = 0 .. tmax`` (module doc, step 2; ``r = (r_+, r_-)``) as exact lower
+    points: ``w_l^T r_+^(m_l - T)`` below the quota, ``sum_(j = m_l)^(m_l + Delta_l) C(T, j) w_l^j
+    r_-^(j - m_l)`` from it, then the least value at or above each ``T`` (nondecreasing)."""
+    rp, rm = r
+    coef = [wl ** j * rm ** (j - ml) for j in range(ml, ml + dl + 1)]
+    out = []
+    for t in range(tmax + 1):
+        if t < ml:
+            v = wl ** t * rp ** (ml - t)
+        else:
+            v = sum((arb(comb(t, ml + i)) * c for i, c in enumerate(coef) if ml + i <= t), arb(0))
+        out.append(v.lower())
+    for t in range(tmax - 1, -1, -1):
+        out[t] = _least([out[t], out[t + 1]])
+    return out
 
 
 def product_bound(mech: Mechanism, k: int, counts, choice: Choice) -> arb:
-    """The lower bound ``kappa g_(j0) prod_l phi_l(T_l)`` of ``R`` (module doc, step 2) at the
-    level counts ``counts`` (``T_0 .. T_L`` of ``M`` outputs) for the split, quotas and excesses
-    of ``choice``: valid wherever the light outputs' (levels below ``choice.cut``) power sums have
-    ``p_1 >= choice.a``, ``p_2 <= choice.b``; 0 where the pool's ``g_j`` are not all positive.
+    """The lower bound ``kappa g_(j0) prod_l psi_l(T_l)`` of ``R`` (module doc, step 2) at the
+    level counts ``counts`` (``T_0 .. T_L`` of ``M`` outputs) for ``choice``: valid wherever the
+    light outputs' (levels below ``choice.cut``) power sums have ``p_1 >= choice.a``, ``p_2 <=
+    choice.b`` and the deficits ``D = sum (m_l - min(T_l, m_l))`` are at most ``choice.cap``; 0
+    where the pool's ``g_j`` are not all positive.
 
     >>> m = Mechanism(2, "1/10")
     >>> R = Fraction(28, 81**2) + 16 + 81**2        # e_2 of the ratios 1/81 (8 times), 81, 81
     >>> float(R / 45)
     146.1556...
     >>> ch = Choice(1, {2: 1}, {2: 1}, Fraction(8, 810), Fraction(8, 810**2))
-    >>> float(product_bound(m, 2, (8, 0, 2), ch))
-    146.1556...
+    >>> 145 < float(product_bound(m, 2, (8, 0, 2), ch)) <= 146.1556
+    True
     """
     M = sum(counts)
     w = [exact_arb(x / M) for x in mech.c]
-    j0 = k - sum(choice.quota.values())
-    pool = _pool(k, j0, sum(choice.excess.values()), _exact(choice.a), _exact(choice.b), w[choice.cut - 1])
-    if j0 < 0 or pool is None:
+    window = _window(k, choice)
+    pool = _pool(k, window, _exact(choice.a), _exact(choice.b), w[choice.cut - 1])
+    if window[1] < 0 or pool is None:
         return arb(0)
     g, rp, rm = pool
-    out = arb(M) ** k / arb(comb(M, k)) * g[j0]
+    out = arb(M) ** k / arb(comb(M, k)) * g[window[1]]
     for l, ml in choice.quota.items():
-        out *= _phi(counts[l], _coefs(w[l], ml, choice.excess[l], rp, rm))
+        out *= _psi(counts[l], w[l], ml, choice.excess[l], (rp, rm))[counts[l]]
     return out
 
 
-def expected_power(n: int, p0: arb, m: int, p1: arb, coef, *, s: arb, tmax: int) -> arb:
-    """An upper bound of ``E[phi(T)^(-s)]``, ``T = Bin(n, p0) + Bin(m, p1)`` (independent),
-    ``phi(T) = sum_j C(T, j) coef_j`` (nonnegative ``coef``, ``coef_0 > 0``; nondecreasing in
-    ``T``): the terms ``T <= tmax`` summed, the rest at ``phi(tmax + 1)`` with the mass left.
-
-    >>> e = expected_power(3, arb(1) / 2, 0, arb(0), [arb(1), arb(1)], s=arb(1), tmax=5)  # E 1/(1 + T)
-    >>> e.contains(arb(15) / 32)
-    True
-    """
+def count_law(n: int, p0: arb, m: int, p1: arb, tmax: int) -> list:
+    """``P[T = t]``, ``t = 0 .. tmax``, of ``T = Bin(n, p0) + Bin(m, p1)`` (independent), in arb."""
     p0t = [_binom_pmf(n, p0, t) for t in range(tmax + 1)]
     p1t = [_binom_pmf(m, p1, t) for t in range(m + 1)] if m else [arb(1)]
-    pmf = [sum((p1t[b] * p0t[t - b] for b in range(min(t, len(p1t) - 1) + 1)), arb(0))
-           for t in range(tmax + 1)]
-    # phi nondecreasing in T: its value at tmax + 1 bounds the tail's terms
-    phi = [_phi(t, coef) for t in range(tmax + 2)]
+    return [sum((p1t[b] * p0t[t - b] for b in range(min(t, len(p1t) - 1) + 1)), arb(0))
+            for t in range(tmax + 1)]
+
+
+def expected_power(pmf: list, psi: list, *, s: arb) -> arb:
+    """An upper bound of ``E[psi(T)^(-s)]`` for a count ``T`` with ``P[T = t] = pmf[t]`` (``t <=
+    tmax``) and ``psi`` positive, nondecreasing, given on ``0 .. tmax + 1``: the terms summed, the
+    rest of the mass at ``psi(tmax + 1)``.
+
+    >>> law = count_law(3, arb(1) / 2, 0, arb(0), 5)
+    >>> expected_power(law, [arb(1 + t) for t in range(7)], s=arb(1)).contains(arb(15) / 32)   # E 1/(1 + T)
+    True
+    """
+    tmax = len(pmf) - 1
     tail = arb(max(float_hi(1 - sum(pmf, arb(0))), 0.0))
-    return sum((pmf[t] * (-s * phi[t].log()).exp() for t in range(tmax + 1)), arb(0)) \
-        + tail * (-s * phi[tmax + 1].log()).exp()
+    return sum((pmf[t] * (-s * psi[t].log()).exp() for t in range(tmax + 1)), arb(0)) \
+        + tail * (-s * psi[tmax + 1].log()).exp()
+
+
+def deficit_tail(laws: dict, quota: dict, cap: int, t: float) -> arb:
+    """The Chernoff bound ``e^(-t (cap + 1)) prod_l E[e^(t d_l)]`` of ``P[D > cap]``, ``D = sum_l
+    (m_l - min(T_l, m_l))`` (module doc, step 3; ``laws[l]``: the law of ``T_l`` from 0 at least to
+    ``m_l - 1``); 0 when ``cap`` reaches the sum of the quotas.
+
+    >>> law = count_law(3, arb(1) / 2, 0, arb(0), 4)                # D = 2 - min(T, 2)
+    >>> exact = arb(1) / 8 + arb(3) / 8 * arb(-1).exp() + arb(-2).exp() / 2
+    >>> deficit_tail({0: law}, {0: 2}, 1, 1.0).contains(exact)
+    True
+    """
+    if cap >= sum(quota.values()):
+        return arb(0)
+    ta = arb(t)
+    out = (-ta * (cap + 1)).exp()
+    for l, ml in quota.items():
+        out *= 1 + sum((laws[l][T] * ((ta * (ml - T)).exp() - 1) for T in range(ml)), arb(0))
+    return out
 
 
 def _exact(x) -> arb:
@@ -467,16 +566,21 @@ def _certify(mech, k, n, m, thr, ch: Choice):
         if m:
             K += m * (1 + sum((pi1[l] * ((tt * xs[l]).exp() - 1) for l in range(cut)), arb(0))).log()
         beta += (K - tt * level).exp()
-    j0 = k - sum(ch.quota.values())
-    pool = _pool(k, j0, sum(ch.excess.values()), _exact(ch.a), _exact(ch.b), w[cut - 1])
+    window = _window(k, ch)
+    pool = _pool(k, window, _exact(ch.a), _exact(ch.b), w[cut - 1])
     if pool is None:
         return arb(1), beta
     g, rp, rm = pool
     sa = arb(ch.s)
     lkappa = arb(M).log() * k - arb(comb(M, k)).log()
-    log_prod = sa * (arb(thr.upper()).log() - lkappa - g[j0].log())
+    log_prod = sa * (arb(thr.upper()).log() - lkappa - g[window[1]].log())
+    laws = {}
     for l, ml in ch.quota.items():
-        coef = _coefs(w[l], ml, ch.excess[l], rp, rm)
         tmax = _tmax(n * float(pi0[l]) + m * float(pi1[l]), k)
-        log_prod += expected_power(n, pi0[l], m, pi1[l], coef, s=sa, tmax=tmax).log()
-    return beta + log_prod.exp(), beta
+        laws[l] = count_law(n, pi0[l], m, pi1[l], tmax)
+        log_prod += expected_power(laws[l], _psi(tmax + 1, w[l], ml, ch.excess[l], (rp, rm)), s=sa).log()
+    # the deficits' Chernoff parameter in floats (any t > 0 is valid)
+    pm = {l: np.array([float(x) for x in law]) for l, law in laws.items()}
+    t = _deficit_t(ch, pm)
+    return beta + deficit_tail(laws, ch.quota, ch.cap, t) + log_prod.exp(), beta
+

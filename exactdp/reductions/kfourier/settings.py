@@ -219,11 +219,11 @@ EXTRA_HEAVY = 1
 #: the lower-tail product bound (:mod:`~exactdp.reductions.kfourier.lowertail`): its heavy levels
 #: hold at most this many outputs on average (each level's count law is summed term by term in arb)
 LOWER_TAIL_MAX_COUNT = 2000
-#: ... tried from this k on (at L = 40, N = 10^7, q = 0.30 it is 0.15 at k = 64, 1.1e-3 at 128,
-#: 3.6e-6 at 200; None or far wider than the walk below), and taken alone, without a walk, when
+#: ... tried from this k on (at L = 40, N = 10^7, q = 0.30 it is 0.12 at k = 64, 6.3e-4 at 128,
+#: 1.0e-6 at 200; None or far wider than the walk below), and taken alone, without a walk, when
 #: it is at most this many times the walk's tol: there the walk's width is 20-70 tol (q = 0.30,
 #: tol = 1e-3: 2.2e-2 at k = 64 in 299 CPU s, 7e-2 at k = 128 in 1141 s; ``benchmarks/RESULTS.md``)
 LOWER_TAIL_FROM_K = 64
-#: ... the float choice's quotas refined one move at a time, at most this many rounds
+#: ... the float choice's quotas and deficit cap refined one move at a time, at most this many rounds
 LOWER_TAIL_REFINE = 8
 LOWER_TAIL_ACCEPT = 30.0
