@@ -153,12 +153,8 @@ def lower_tail(mech: Mechanism, k: int, n: int, m: int, thr, *, prec: int = 128)
     if best is None or best[0] >= 0.0:
         return None
     choice = _refine(fl, best[1], {})
-    old = ctx.prec
-    ctx.prec = prec
-    try:
+    with ctx.workprec(prec):
         bound, beta = _certify(mech, k, n, m, arb(thr), choice)
-    finally:
-        ctx.prec = old
     if not bound < 1:
         return None
     return LowerTail(float_hi(bound), choice, float_hi(beta))
