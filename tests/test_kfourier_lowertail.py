@@ -5,6 +5,7 @@ scale, the API's use of it against a seeded Monte Carlo."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -19,12 +20,9 @@ from exactdp.reductions.pairs import canonical_pair
 
 
 def _compositions(n, parts):
-    if parts == 1:
-        yield (n,)
-        return
-    for i in range(n + 1):
-        for rest in _compositions(n - i, parts - 1):
-            yield (i,) + rest
+    """Every count vector of ``n`` outputs over ``parts`` levels (each once)."""
+    for combo in itertools.combinations_with_replacement(range(parts), n):
+        yield tuple(combo.count(level) for level in range(parts))
 
 
 def _multinomial(n, counts, probs):
