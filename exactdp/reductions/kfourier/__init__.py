@@ -40,10 +40,13 @@ by default, by the exact series relation over power-sum boxes
 (:mod:`~exactdp.reductions.kfourier.walk`) enumerates the heavy levels, decides nodes and bounds
 groups over the light laws of :mod:`~exactdp.reductions.kfourier.laws` (their Chernoff levels
 and series boxes); each leaf's light tail goes to one Fourier integral per bin of the light
-statistic (:mod:`~exactdp.reductions.kfourier.integral`).  The entry points are in
+statistic (:mod:`~exactdp.reductions.kfourier.integral`).  Where ``eta`` is near 1 (small ``q``,
+large ``k``) a product bound on the lower tail of ``R`` answers without a walk
+(:mod:`~exactdp.reductions.kfourier.lowertail`).  The entry points are in
 :mod:`~exactdp.reductions.kfourier.api`.  The dependencies point one way: ``settings`` and
 ``arbs`` below everything; ``bracket`` <- ``series`` <- ``floats``; ``series`` <- ``laws``;
-``bracket``, ``series``, ``floats``, ``laws``, ``integral`` <- ``walk`` <- ``api`` <- this package.
+``bracket``, ``series``, ``floats``, ``laws``, ``integral`` <- ``walk`` <- ``api`` <- this package;
+``lowertail`` <- ``api``.
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)

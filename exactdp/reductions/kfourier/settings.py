@@ -224,6 +224,6 @@ LOWER_TAIL_MAX_COUNT = 2000
 #: it is at most this many times the walk's tol: there the walk's width is 20-70 tol (q = 0.30,
 #: tol = 1e-3: 2.2e-2 at k = 64 in 299 CPU s, 7e-2 at k = 128 in 1141 s; ``benchmarks/RESULTS.md``)
 LOWER_TAIL_FROM_K = 64
+LOWER_TAIL_ACCEPT = 30.0
 #: ... the float choice's quotas and deficit cap refined one move at a time, at most this many rounds
 LOWER_TAIL_REFINE = 8
-LOWER_TAIL_ACCEPT = 30.0
