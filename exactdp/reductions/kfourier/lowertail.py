@@ -64,7 +64,7 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
-from flint import arb, ctx
+from flint import arb, arb_poly, ctx
 from scipy.optimize import minimize_scalar
 from scipy.special import gammaln
 from scipy.stats import binom as binom_dist
@@ -402,10 +402,14 @@ def _refine(fl: _Floats, ch: Choice, pmfs: dict) -> Choice:
 
 
 # ----------------------------------------------------------------- the bound, in arb
-def _binom_pmf(n: int, p: arb, t: int) -> arb:
-    if t > n:
-        return arb(0)
-    return arb(comb(n, t)) * p ** t * ((1 - p).log() * (n - t)).exp()
+def _binom_pmfs(n: int, p: arb, tmax: int) -> list:
+    """``P[Bin(n, p) = t]`` for ``t = 0 .. tmax`` in arb, by the ratio ``(n - t) p / ((t + 1) (1 - p))``
+    from ``(1 - p)^n`` (one power, not one per term)."""
+    out = [((1 - p).log() * n).exp()]
+    r = p / (1 - p)
+    for t in range(min(tmax, n)):
+        out.append(out[-1] * r * (n - t) / (t + 1))
+    return out + [arb(0)] * (tmax + 1 - len(out))
 
 
 def _least(points):
@@ -499,10 +503,11 @@ def product_bound(mech: Mechanism, k: int, counts, choice: Choice) -> arb:
 
 def count_law(n: int, p0: arb, m: int, p1: arb, tmax: int) -> list:
     """``P[T = t]``, ``t = 0 .. tmax``, of ``T = Bin(n, p0) + Bin(m, p1)`` (independent), in arb."""
-    p0t = [_binom_pmf(n, p0, t) for t in range(tmax + 1)]
-    p1t = [_binom_pmf(m, p1, t) for t in range(m + 1)] if m else [arb(1)]
-    return [sum((p1t[b] * p0t[t - b] for b in range(min(t, len(p1t) - 1) + 1)), arb(0))
-            for t in range(tmax + 1)]
+    p0t = _binom_pmfs(n, p0, tmax)
+    if not m:
+        return p0t
+    coeffs = (arb_poly(p0t) * arb_poly(_binom_pmfs(m, p1, m))).coeffs()
+    return [coeffs[t] if t < len(coeffs) else arb(0) for t in range(tmax + 1)]
 
 
 def expected_power(pmf: list, psi: list, *, s: arb) -> arb:
