@@ -732,10 +732,11 @@ def test_delta_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     from exactdp.core.interval import Interval
     fines = []
 
-    def fake(red, q, lam, eps, tol, *, prec, max_nodes, changed=None, upper=None, fine=None):
+    def fake(red, q, lam, eps, tol, *, prec, max_nodes, changed=None, upper=None, fine=None,
+             deadline=None):
         fines.append(fine)
         c, w = (Fraction(1, 10) if changed is None else Fraction(1, 100)), Fraction(1, 10**3)
-        return SimpleNamespace(eta=Interval(c - w / 2, c + w / 2))
+        return SimpleNamespace(eta=Interval(c - w / 2, c + w / 2), stopped=False)
     monkeypatch.setattr(api, "_details", fake)
     r = api.kfourier_delta_details(canonical_pair(10**7, 40, 16), "0.351", eps=2)
     assert r.fine and r.passes == 3 and fines == [None] * 4 + [True] * 2

@@ -78,7 +78,8 @@ def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None):
     from exactdp.reductions import kfourier
     asked = []
 
-    def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None, fine=None, progress=None):
+    def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None, fine=None, progress=None,
+             deadline=None):
         asked.append(tol)
         if hints is not None:
             hints.append((alpha, extra_light))

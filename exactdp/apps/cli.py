@@ -78,7 +78,8 @@ def _common(p: argparse.ArgumentParser, lam: bool = True):
         g.add_argument("--eps", help=domains.EPS.describe() + " (lam = e^eps, enclosed in a ball)")
     p.add_argument("--direction", default="forward", help="forward, reverse or worst")
     p.add_argument("--max-seconds", default="900",
-                   help="refuse certified work predicted to take longer (default 900)")
+                   help="refuse certified work predicted to take longer (default 900); with --k "
+                   "a time budget: past it the enclosure reached is printed (certified, wider)")
 
 
 #: Subcommands defined by application modules, which provide ``add_arguments(parser)``
@@ -154,7 +155,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--grid", default=None, help="scan points in [1/1000, 1/2) (default 64 fast-mode points; "
                    "16 certified points with --k); " + domains.GRID.describe())
     p.add_argument("--k", help="k-randomization: every user submits K randomizations (003 §1); " + domains.K.describe())
-    p.add_argument("--max-seconds", default="900", help="refuse longer certified runs")
+    p.add_argument("--max-seconds", default="900", help="refuse longer certified runs (default 900); "
+                   "with --k a time budget: past it the bracket reached is reported")
     for name, (modname, helptext) in APPS.items():
         if command is not None and command != name:
             sub.add_parser(name, help=helptext)            # listed; built when it runs
@@ -227,6 +229,7 @@ def _cmd_k(args, which: str) -> int:
         args.digits = "6"          # epsilon, calibrate: 6, or 4 on the secant route (kflag)
     if which == "calibrate" and args.grid is None:
         args.grid = "16"
+    args.max_seconds = _max_seconds(args)     # the time budget (kflag: deadline)
     return command(which, args)
 
 

@@ -89,20 +89,22 @@ def _too_big(P, what):
                          + "); use a smaller N, L or k")
 
 
-def _eta_one(P, q, lam, eps, inclusive, digits, *, progress=None):
+def _eta_one(P, q, lam, eps, inclusive, digits, *, progress=None, deadline=None):
     """One pair's eta: k = 1 through :func:`exactdp.from_pair` (tree / Fourier), k > 1
-    through :mod:`exactdp.reductions.methods` (exact enumeration, else the k-copies search)."""
+    through :mod:`exactdp.reductions.methods` (exact enumeration, else the k-copies search;
+    ``deadline``: the large-N strategy's time budget)."""
     from ..law.distribution import from_pair
     from ..reductions import methods
     if P.k == 1:
         return from_pair(P, q=q).eta(lam, eps, inclusive=inclusive, digits=digits)
     try:
-        return methods.eta(P, q, lam, eps, inclusive=inclusive, digits=digits, progress=progress)
+        return methods.eta(P, q, lam, eps, inclusive=inclusive, digits=digits, progress=progress,
+                           deadline=deadline)
     except CapacityError:
         raise _too_big(P, "eta") from None
 
 
-def _delta_one(P, q, lam, eps, rel=None):
+def _delta_one(P, q, lam, eps, rel=None, *, deadline=None):
     from ..law.distribution import from_pair
     from ..reductions import methods
     if P.k == 1:
@@ -113,14 +115,14 @@ def _delta_one(P, q, lam, eps, rel=None):
         # the large-N strategy first (the k-copies searches would spend their budget first)
         from ..core.errors import PrecisionError
         try:
-            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel, deadline=deadline)
         except (CapacityError, PrecisionError):
             pass
     try:
         return methods.delta(P, q, lam, eps)
     except CapacityError:
         if _kfourier_applies(P):
-            return kfourier_delta(P, q, lam, eps=eps, rel=rel)
+            return kfourier_delta(P, q, lam, eps=eps, rel=rel, deadline=deadline)
         raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} is beyond capacity (the exact "
                             f"enumeration, the k-copies searches' {MAX_NODES} nodes; the large-N "
                             f"strategy needs k N >= {_min_outputs()} outputs)") from None
@@ -137,27 +139,31 @@ def _kfourier_applies(P) -> bool:
 
 
 def k_eta(N, L, q, k, lam=None, eps=None, *, direction="forward", inclusive=False,
-          digits: int = 10, progress=None) -> Interval:
+          digits: int = 10, progress=None, deadline=None) -> Interval:
     """Certified eta = P[R > lam] of the canonical pair under k-randomization
-    (``progress(nodes, dropped)``: reported by the k-copies search about twice a second)."""
+    (``progress(nodes, dropped)``: reported by the k-copies search about twice a second;
+    ``deadline``: a ``time.monotonic()`` instant, the large-N strategy's time budget, past which
+    it returns the enclosure reached: certified, wider than asked)."""
     q = domains.Q.parse(q)
     digits = domains.DIGITS.parse(digits)
-    return _worst([_eta_one(P, q, lam, eps, inclusive, digits, progress=progress)
+    return _worst([_eta_one(P, q, lam, eps, inclusive, digits, progress=progress, deadline=deadline)
                    for P in _pairs(N, L, k, direction)])
 
 
-def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward", rel=None) -> Interval:
+def k_delta(N, L, q, k, lam=None, eps=None, *, direction="forward", rel=None,
+            deadline=None) -> Interval:
     """Certified delta = E[(1 - lam/R)+] of the canonical pair under k-randomization (``rel``:
     the relative width asked where delta is the difference of two large-N etas; default
-    :data:`DELTA_REL`)."""
+    :data:`DELTA_REL`; ``deadline``: the time budget of :func:`k_eta`)."""
     q = domains.Q.parse(q)
     if rel is not None and not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
-    return _worst([_delta_one(P, q, lam, eps, rel) for P in _pairs(N, L, k, direction)])
+    return _worst([_delta_one(P, q, lam, eps, rel, deadline=deadline) for P in _pairs(N, L, k, direction)])
 
 
 def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
-              digits: int = 6, strategy: str = "auto", guess=None, log=None) -> Interval:
+              digits: int = 6, strategy: str = "auto", guess=None, log=None,
+              deadline=None) -> Interval:
     """Certified ``[eps_lo, eps_hi]``: the target is met at ``eps_hi`` and
     certified violated at ``eps_lo`` (or ``eps_lo = 0``).
 
@@ -167,7 +173,9 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
     certified eta or delta only as precise as its comparison with the target needs; for delta
     the large-N k-copies strategy is needed, ``k N >= MIN_OUTPUTS``), or ``"auto"`` (the secant
     where the large-N k-copies strategy comes first, ``k N >= 10^4``).  ``log(line)``
-    receives one line per certified evaluation (secant)."""
+    receives one line per certified evaluation (secant).  ``deadline`` (a ``time.monotonic()``
+    instant; secant only): the time budget: no evaluation starts after it, the one running returns
+    a wider certified enclosure, and the bracket reached is reported (``DigitsNotMetError``)."""
     from .peers import bisect_epsilon, exp_eps0_rr
     if (delta is None) == (eta is None):
         raise ParameterError("give exactly one of delta or eta as the target")
@@ -184,7 +192,7 @@ def k_epsilon(N, L, q, k, *, delta=None, eta=None, direction="forward",
                                  f"strategy (k N >= {_min_outputs()}); use 'bisect' or 'auto'")
         return _epsilon_secant(pairs, q, kk, domains.TARGET.parse(target), top, digits, guess=guess,
                                log=log, direction=direction,
-                               quantity="delta" if delta is not None else "eta")
+                               quantity="delta" if delta is not None else "eta", deadline=deadline)
     if delta is not None:
         fn = _delta_fn(pairs, q)
     else:
@@ -200,7 +208,7 @@ def _strategy(s) -> str:
 
 
 def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction,
-                    quantity="eta") -> Interval:
+                    quantity="eta", deadline=None) -> Interval:
     """eps for an eta (or delta) target by :func:`_root_bracket` in ``u = eps`` (rational ``lam``
     near ``e^u``, 40 bits); the ends' ``ln lam`` enclosed exactly."""
     from ..core.lam import ln_interval
@@ -223,11 +231,12 @@ def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction,
         # (beyond e^650 floats overflow: the top, where eta = 0)
         lam = max(Fraction(round(math.exp(u) * 2**40), 2**40), Fraction(1)) if u < 650 else top
         lam = min(lam, top)
-        return (value(pairs, q, lam, None, relw, target, ratio=ratio), lam,
+        return (value(pairs, q, lam, None, relw, target, ratio=ratio, deadline=deadline), lam,
                 math.log(lam.numerator) - math.log(lam.denominator))
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=0.0, hi=eps_max, step=0.1,
-                        slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS, quantity=quantity)
+                        slope=-4.0, log=log, what="eps", max_evals=MAX_EVALS, quantity=quantity,
+                        deadline=deadline)
     # lam = top = e^(k eps0) is met (R <= top): the upper end when none was found
     hi = ln_interval(top if res["b"] is None else res["b"][0]).upper
     lo = Fraction(0) if res["a"] is None else ln_interval(res["a"][0]).lower
@@ -239,10 +248,11 @@ def _epsilon_secant(pairs, q, k, target, top, digits, *, guess, log, direction,
 
 def _not_reached(res, digits, reached, what):
     from ..core.errors import DigitsNotMetError
+    why = "the time budget (--max-seconds) ran out" if res.get("stopped") else "ask fewer --digits"
     raise DigitsNotMetError(f"--k: {what} in [{float(reached.lower):.8g}, {float(reached.upper):.8g}] "
                             f"(certified{'' if res['a'] and res['b'] else '; one end not found'}; "
                             f"relative width {res['width']:.2g}) after {res['evals']} "
-                            f"certified etas, not 10^-{digits}; ask fewer --digits", reached)
+                            f"certified etas, not 10^-{digits}; {why}", reached)
 
 
 def _delta_fn(pairs, q):
@@ -270,7 +280,7 @@ def _delta_fn(pairs, q):
 
 def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction="forward",
                 digits: int = 4, grid: int = 16, strategy: str = "auto", guess=None,
-                log=None) -> dict:
+                log=None, deadline=None) -> dict:
     """Largest-privacy-safe noise: the least q such that the certified target holds
     at q and at every scanned q above it (``grid`` points in ``[1/1000, 1/2)``),
     refined by bisection in the last cell to relative width ``10^-digits``.
@@ -282,6 +292,7 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
     ``k N >= 10^4``; a delta target needs it, ``k N >= MIN_OUTPUTS``): no scan;
     :func:`_root_bracket` in ``q`` from ``guess`` or a seeded Monte Carlo estimate of the least
     q, and the target is certified *violated* at ``q_lo`` (``"scan"``: the scan above).
+    ``deadline``: the secant's time budget (:func:`k_epsilon`).
     """
     if (eta is None) == (delta is None):
         raise ParameterError("give exactly one of eta or delta as the target")
@@ -299,7 +310,7 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
                                  f"strategy (k N >= {_min_outputs()}); use 'scan' or 'auto'")
         return _calibrate_secant(pairs, domains.K.parse(k), lam, eps, target, digits, guess=guess,
                                  log=log, direction=direction,
-                                 quantity="delta" if delta is not None else "eta")
+                                 quantity="delta" if delta is not None else "eta", deadline=deadline)
 
     def value(q):
         if eta is not None:
@@ -349,7 +360,7 @@ def k_calibrate(N, L, k, *, lam=None, eps=None, eta=None, delta=None, direction=
 
 
 def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, direction,
-                      quantity="eta") -> dict:
+                      quantity="eta", deadline=None) -> dict:
     """The least q for an eta (or delta) target by :func:`_root_bracket` in ``u = q`` (rationals
     with ``digits + 4`` decimals)."""
     lam = domains.LAM.parse(lam) if lam is not None else None
@@ -375,11 +386,11 @@ def _calibrate_secant(pairs, k, lam, eps, target, digits, *, guess, log, directi
 
     def f(u, relw):
         qq = min(max(Fraction(round(u * scale), scale), lo), hi)
-        return value(pairs, qq, lam, eps, relw, target, ratio=ratio), qq, float(qq)
+        return value(pairs, qq, lam, eps, relw, target, ratio=ratio, deadline=deadline), qq, float(qq)
 
     res = _root_bracket(f, target, guess, rel=10.0 ** -digits, lo=float(lo), hi=float(hi),
                         step=0.002, slope=-200.0, log=log, what="q", max_evals=MAX_EVALS,
-                        quantity=quantity)
+                        quantity=quantity, deadline=deadline)
     if not res["done"]:                # (at q = 1/2, R = 1: eta = 0 for lam >= 1)
         _not_reached(res, digits, Interval(res["a"][0] if res["a"] else 0,
                                            res["b"][0] if res["b"] else Fraction(1, 2)), "q")
@@ -400,9 +411,11 @@ def command(cmd: str, args) -> int:
         print(json.dumps(rec, indent=2))
     else:
         v = rec[rec["quantity"]]
+        note = (f"; the time budget (--max-seconds {rec['stopped']:g}) ran out: wider than asked"
+                if "stopped" in rec else "")
         print(f"{rec['quantity']} in [{v['lower']}, {v['upper']}]  (k={rec['k']}, "
               f"{rec['direction']}, N={rec['N']}, L={rec['L']}"
-              + (f", q={rec['q']}" if rec["quantity"] != "q" else "") + "; certified)")
+              + (f", q={rec['q']}" if rec["quantity"] != "q" else "") + f"; certified{note})")
     return 0
 
 
@@ -417,6 +430,9 @@ def _run(cmd, args) -> dict:
     else:
         digits = 6
     rec = {"N": N, "L": L, "k": k, "direction": direction, "certified": True}
+    # --max-seconds: the time budget of the large-N k-copies strategy (walk module doc)
+    budget = getattr(args, "max_seconds", None)
+    deadline = None if budget is None else time.monotonic() + float(budget)
     if cmd != "calibrate":
         rec["q"] = str(args.q)
     lam = eps = None
@@ -427,28 +443,32 @@ def _run(cmd, args) -> dict:
         from ..core.progress import Progress
         with Progress("eta --k", enabled=not (getattr(args, "quiet", False) or args.json)) as prog:
             iv = k_eta(N, L, args.q, k, lam, eps, direction=direction, inclusive=args.inclusive,
-                       digits=digits, progress=prog)
+                       digits=digits, progress=prog, deadline=deadline)
         rec.update({"quantity": "eta", "eta": iv.to_dict(digits)})
     elif cmd == "delta":
-        iv = k_delta(N, L, args.q, k, lam, eps, direction=direction)
+        iv = k_delta(N, L, args.q, k, lam, eps, direction=direction, deadline=deadline)
         rec.update({"quantity": "delta", "delta": iv.to_dict(digits)})
     elif cmd == "epsilon":
         with _Lines("epsilon --k", args) as log:
             iv = k_epsilon(N, L, args.q, k, delta=args.delta, eta=args.eta, direction=direction,
-                           digits=digits, log=log)
+                           digits=digits, log=log, deadline=deadline)
         rec.update({"quantity": "eps", "eps": iv.to_dict(digits + 1),
                     "target": {"delta" if args.delta is not None else "eta":
                                str(args.delta if args.delta is not None else args.eta)}})
     else:
         with _Lines("calibrate --k", args) as log:
             c = k_calibrate(N, L, k, lam=lam, eps=eps, eta=args.eta, delta=args.delta,
-                            direction=direction, digits=digits, grid=args.grid, log=log)
+                            direction=direction, digits=digits, grid=args.grid, log=log,
+                            deadline=deadline)
         rec.update({"quantity": "q", "q": c["q"].to_dict(digits + 2),
                     "value_at_q": c["value_at_q"].to_dict(digits + 2), "note": c["note"]})
         if "value_at_q_lo" in c:
             rec["value_at_q_lo"] = c["value_at_q_lo"].to_dict(digits + 2)
         if "evaluations" in c:
             rec["evaluations"] = c["evaluations"]
+    if cmd in ("eta", "delta") and deadline is not None and time.monotonic() > deadline \
+            and iv.width * 10 ** digits > iv.upper:
+        rec["stopped"] = float(budget)         # the budget cut the work short: wider than asked
     return rec
 
 
@@ -500,7 +520,7 @@ def _secant_route(pairs) -> bool:
     return all(P.k > 1 and methods.supported(P, "eta")[:1] == ("kfourier",) for P in pairs)
 
 
-def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
+def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio, deadline=None) -> Interval:
     """Certified eta of the worse pair with relative width about ``relw`` near ``target``:
     the large-N k-copies strategy at heavy-node tolerance ``relw target / ratio`` (its width is a
     few times ``tol``; ``ratio`` is updated with what is seen), else :mod:`~exactdp.reductions.methods`."""
@@ -511,7 +531,7 @@ def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
         if _kfourier_applies(P):
             tol = min(max(relw * float(target) / ratio[0], 1e-11), 1e-3)
             try:
-                iv = kfourier_eta(P, q, lam, eps=eps, tol=tol)
+                iv = kfourier_eta(P, q, lam, eps=eps, tol=tol, deadline=deadline)
             except (PrecisionError, CapacityError):
                 iv = None                    # out of the strategy's reach here: auto's other methods
             if iv is not None and iv.width > 0:
@@ -519,12 +539,12 @@ def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
         else:
             iv = None
         if iv is None:
-            iv = _eta_one(P, q, lam, eps, False, max(2, math.ceil(-math.log10(relw)) + 1))
+            iv = _eta_one(P, q, lam, eps, False, max(2, math.ceil(-math.log10(relw)) + 1), deadline=deadline)
         out.append(iv)
     return _worst(out)
 
 
-def _delta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
+def _delta_rel(pairs, q, lam, eps, relw, target, *, ratio, deadline=None) -> Interval:
     """Certified delta of the worse pair with relative width about ``relw`` near ``target``: the
     difference of two large-N etas (:func:`exactdp.reductions.kfourier.kfourier_delta`, one pass)
     at heavy-node tolerance ``relw target / ratio`` (``ratio``: the width over ``tol`` seen, updated),
@@ -537,20 +557,20 @@ def _delta_rel(pairs, q, lam, eps, relw, target, *, ratio) -> Interval:
         if _kfourier_applies(P):
             tol = min(max(relw * float(target) / ratio[1], 1e-12), 1e-3)
             try:
-                iv = kfourier_delta(P, q, lam, eps=eps, tol=tol)
+                iv = kfourier_delta(P, q, lam, eps=eps, tol=tol, deadline=deadline)
             except (PrecisionError, CapacityError):
                 iv = None
             if iv is not None and iv.width > 0:
                 ratio[1] = max(ratio[1], min(float(iv.width) / tol, 100.0))
         if iv is None:
-            iv = _delta_one(P, q, lam, eps, max(relw, 1e-6))
+            iv = _delta_one(P, q, lam, eps, max(relw, 1e-6), deadline=deadline)
         out.append(iv)
     return _worst(out)
 
 
 def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, step: float,
                   slope: float, log=None, max_evals: int = MAX_EVALS, what: str = "u",
-                  quantity: str = "eta") -> dict:
+                  quantity: str = "eta", deadline=None) -> dict:
     """Certified bracket of the root of a nonincreasing ``f(u) = target`` (u a float coordinate:
     q or eps).  ``f(u, relw) -> (Interval, key, u_used)`` evaluates at the rational ``key`` near
     ``u`` with relative width about ``relw``.
@@ -568,7 +588,8 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     asked; when done, ``a`` is None only if
     ``f`` is met at ``lo``; when not, an end not found is None).  When the secant stalls
     (eta is a step function of lam and q at small N: R has atoms) every third evaluation
-    bisects the bracket."""
+    bisects the bracket.  ``deadline`` (a ``time.monotonic()`` instant): no evaluation starts
+    after it (``"stopped"`` in the result; ``done`` False unless the width was reached)."""
     t = Fraction(target)
     lt = math.log(t)
     t0 = time.time()
@@ -639,7 +660,10 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     slow, last, boost = 0, math.inf, 1.0
     ev(min(max(guess, lo), hi), 0.5 * abs(slope) * d)
     # two enclosures in a row far wider than asked: the width is out of the engine's reach here
-    while not done() and n < max_evals and stuck < STUCK:
+    def expired():
+        return deadline is not None and time.monotonic() > deadline
+
+    while not done() and n < max_evals and stuck < STUCK and not expired():
         a, b = ends["a"], ends["b"]
         pr = predict()
         s = slope
@@ -682,7 +706,7 @@ def _root_bracket(f, target, guess: float, *, rel: float, lo: float, hi: float, 
     if b is not None and b[0] <= lo:
         width = 0.0
     return {"a": None if a is None else (a[1], a[2]), "b": None if b is None else (b[1], b[2]),
-            "evals": n, "width": width, "done": done()}
+            "evals": n, "width": width, "done": done(), "stopped": not done() and expired()}
 
 
 def _mc_root(fn, target: float, u0: float, u1: float, *, lo: float, hi: float, draws: int,

@@ -189,7 +189,7 @@ def _options(method, digits: int, tol, max_nodes, step) -> Options:
 
 
 def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: Options,
-            progress=None) -> Interval:
+            progress=None, deadline=None) -> Interval:
     tol, max_nodes = opt.tol, opt.max_nodes
     if name == "exact":
         return Interval.exact(pairs.eta_exact(P, q, lam, eps, inclusive))
@@ -205,7 +205,8 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         return kcopies_eta(P, q, lam, eps=eps, inclusive=inclusive, tol=max(tol, 1e-15),
                            max_nodes=max_nodes, progress=progress)
     if name == "kfourier":
-        return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress)
+        return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress,
+                                deadline=deadline)
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
@@ -223,7 +224,7 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
 
 
 def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int, *,
-                     progress=None) -> Interval:
+                     progress=None, deadline=None) -> Interval:
     """Certified eta by the large-N k-copies strategy with relative width ``10^-digits`` (or
     1e-9 absolute): heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
     certified, so the result is their intersection); a first pass that cannot certify
@@ -232,14 +233,15 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); two more
     such passes end the passes, and so does a pass answered by the lower-tail product bound alone
     (``eta`` near 1: :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
-    reported by each pass's walk."""
+    reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
+    the pass it cuts short returns a wider certified enclosure and ends the passes."""
     from ..core.errors import PrecisionError
     from .kfourier import kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
     iv, t, last, strikes, hint = None, KFOURIER_TOL0, None, 0, {}
     for _ in range(KFOURIER_PASSES):
         try:
-            run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, **hint)
+            run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, deadline=deadline, **hint)
         except (PrecisionError, CapacityError) as e:
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure
@@ -250,6 +252,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         iv = got if iv is None else iv.intersect(got)
         if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
             break
+        if run.stopped:
+            break                              # the time budget ran out
         if run.method == "lower tail":
             # eta near 1 by the product bound alone (kfourier.lowertail), taken where it beat the
             # walk's width at this tol (LOWER_TAIL_ACCEPT); a finer walk there costs hours
@@ -281,13 +285,15 @@ def _delta_exact(P: Pair, q: Fraction, lam, eps) -> Interval:
 
 def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int = 20,
         method="auto", refine: bool = False, with_method: bool = False,
-        tol: float | None = None, max_nodes: int | None = None, step=None, progress=None):
+        tol: float | None = None, max_nodes: int | None = None, step=None, progress=None,
+        deadline: float | None = None):
     """Certified ``eta`` of any pair by ``method`` (``"auto"``: the first supported
     method that runs within :data:`AUTO_MAX_NODES`; a name; or a tuple of names tried
     in order; ``refine=True`` intersects every listed method's enclosure).
     ``with_method=True`` returns ``(interval, names)`` with the names of the methods
     whose enclosures it is.  ``progress(nodes, dropped)`` is passed to the searches that report
-    (the k-copies search).
+    (the k-copies search).  ``deadline`` (a ``time.monotonic()`` instant) is the large-N k-copies
+    strategy's time budget (:func:`~exactdp.reductions.kfourier.kfourier_details`).
 
     >>> P = Pair.homogeneous(200, 3, 0, 0, 7)          # 000's pair, N = 200, L = 3
     >>> iv = eta(P, "1/4", lam=2, tol=1e-20)
@@ -301,7 +307,7 @@ def eta(P: Pair, q, lam=None, eps=None, *, inclusive: bool = False, digits: int 
     names = _pick(P, "eta", method)
     opt = _options(method, digits, tol, max_nodes, step)
     return _run(P, names, lambda name: _eta_by(name, P, q, lam, eps, inclusive, opt=opt,
-                                               progress=progress),
+                                               progress=progress, deadline=deadline),
                 refine, with_method)
 
 

@@ -41,7 +41,9 @@ class KFourier:
     heavy levels returned to the light law) and ``fine`` (the fine series settings) the walk
     used: a later pass at another ``tol`` may take them as they are (:func:`kfourier_details`).
     ``method``: ``"walk"``, or ``"lower tail"`` where the product bound of
-    :mod:`~exactdp.reductions.kfourier.lowertail` alone gave ``eta >= 1 - B`` (no walk ran)."""
+    :mod:`~exactdp.reductions.kfourier.lowertail` alone gave ``eta >= 1 - B`` (no walk ran).
+    ``stopped``: the time budget (``deadline``) ran out, the enclosure is wider than ``tol`` asked
+    (walk module doc, "The time budget")."""
 
     eta: Interval
     heavy: tuple
@@ -53,15 +55,17 @@ class KFourier:
     extra_light: int = 0
     fine: bool = False
     method: str = "walk"
+    stopped: bool = False
 
 
-def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None) -> float:
+def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=None,
+                 deadline=None) -> float:
     """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
     mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
     A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
     try:
         run = Walk(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True,
-                   changed=changed, upper=upper)
+                   changed=changed, upper=upper, deadline=deadline)
         run.run()
     except (CapacityError, PrecisionError):
         return 0.0
@@ -74,7 +78,8 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
 
 def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec: int = 160,
                      max_nodes: int = 300_000, alpha: float | None = None,
-                     extra_light: int | None = None, fine: bool | None = None, progress=None) -> KFourier:
+                     extra_light: int | None = None, fine: bool | None = None, progress=None,
+                     deadline: float | None = None) -> KFourier:
     """:func:`kfourier_eta` with the run's bookkeeping (:class:`KFourier`).
 
     ``alpha`` and ``extra_light`` (both or neither; e.g. an earlier pass's
@@ -84,8 +89,21 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     ``fine``: the fine series settings (``True``, below ``settings.FINE_K_LIMIT``; series module
     doc), none (``False``) or as ``settings`` say (``None``); valid either way, a narrower
     enclosure at a higher cost.  ``progress(nodes)``: called about every
-    ``settings.PROGRESS_SECONDS`` by the walk (nodes visited so far; a new walk starts again)."""
+    ``settings.PROGRESS_SECONDS`` by the walk (nodes visited so far; a new walk starts again).
+    ``deadline``: a ``time.monotonic()`` instant after which the walk stops and returns the
+    enclosure reached, still certified (:attr:`KFourier.stopped`; walk module doc).
+
+    >>> import time
+    >>> from exactdp.reductions.pairs import canonical_pair
+    >>> r = kfourier_details(canonical_pair(10**7, 40, 16), "0.36", eps=2, tol=1e-4,
+    ...                      deadline=time.monotonic())
+    >>> r.stopped, float(r.eta.lower), float(r.eta.upper)
+    (True, 0.0, 1.0)
+    """
     red, q, lam, eps = _checked(P, q, lam, eps, tol)
+    if deadline is not None and not (isinstance(deadline, (int, float)) and not isinstance(deadline, bool)
+                                     and math.isfinite(deadline)):
+        raise ParameterError(f"kfourier: deadline must be a finite time.monotonic() value, got {deadline!r}")
     if fine is not None and not isinstance(fine, bool):
         raise ParameterError(f"kfourier: fine must be True, False or None, got {fine!r}")
     if (alpha is None) != (extra_light is None):
@@ -101,7 +119,7 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
                                  f"{settings.EXTRA_LIGHT}], "
                                  f"got {extra_light!r}")
     return _details(red, q, lam, eps, tol, prec=prec, max_nodes=max_nodes, alpha=alpha,
-                    extra_light=extra_light, fine=fine, progress=progress)
+                    extra_light=extra_light, fine=fine, progress=progress, deadline=deadline)
 
 
 def _checked(P, q, lam, eps, tol):
@@ -113,10 +131,11 @@ def _checked(P, q, lam, eps, tol):
 
 
 def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None,
-             upper=None, alpha=None, extra_light=None, fine=None, progress=None) -> KFourier:
+             upper=None, alpha=None, extra_light=None, fine=None, progress=None,
+             deadline=None) -> KFourier:
     """One certified walk (:class:`walk.Walk`; ``changed``, ``upper``: its law and side, by default
     the pair's direction's; ``alpha``, ``extra_light``, ``fine``, ``progress``: see
-    :func:`kfourier_details`)."""
+    :func:`kfourier_details`; ``deadline``: the time budget, walk module doc)."""
     t0 = time.time()
     tail = _lower_tail(red, q, lam, eps, prec, changed=changed, upper=upper)
     if tail is not None and tail.bound <= tol * settings.LOWER_TAIL_ACCEPT:
@@ -128,14 +147,20 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             alpha = 0.0
             if settings.ALPHA_SHIFT and red.k > 1:
                 alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
-                                     changed=changed, upper=upper)
+                                     changed=changed, upper=upper, deadline=deadline)
         run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
-                   upper=upper, extra_light=extra_light, fine=fine, progress=progress)
+                   upper=upper, extra_light=extra_light, fine=fine, progress=progress, deadline=deadline)
         while True:
             try:
                 run.run()
                 break
             except NotMonotone:
+                if run.expired():
+                    # no retry past the time budget: only the lower tail's bound is known
+                    lo = max(Fraction(0), 1 - Fraction(tail.bound) if tail is not None else Fraction(0))
+                    return KFourier(Interval(lo, Fraction(1)), tuple(run.heavy), run.nodes, 0, 0.0,
+                                    time.time() - t0, float(alpha), run.extra_light, run.fine,
+                                    stopped=True)
                 if run.extra_light <= -settings.EXTRA_HEAVY:
                     raise
                 # a light statistic spread too widely for the certificate (small q, e.g. 0.30
@@ -144,7 +169,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
                 # round); without one, the top light level (k = 128, q = 0.30: EXTRA_HEAVY)
                 run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
                            changed=changed, upper=upper, extra_light=min(run.extra_light - 1, 0),
-                           fine=fine, progress=progress)
+                           fine=fine, progress=progress, deadline=deadline)
         with ctx.workprec(prec):
             dm = run.dropped + run.fail
             lo = arb_to_interval(run.lo - run.fail).lower
@@ -155,7 +180,7 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
                     run.fourier, float_hi(run.dropped), time.time() - t0, float(alpha),
-                    run.extra_light, run.fine)
+                    run.extra_light, run.fine, stopped=run.stopped)
 
 
 def _lower_tail(red, q, lam, eps, prec, *, changed=None, upper=None):
@@ -174,13 +199,15 @@ def _lower_tail(red, q, lam, eps, prec, *, changed=None, upper=None):
 
 
 def kfourier_eta(P: Pair, q, lam=None, *, eps=None, inclusive: bool = False, tol: float = 1e-9,
-                 prec: int = 160, max_nodes: int = 300_000) -> Interval:
+                 prec: int = 160, max_nodes: int = 300_000, deadline: float | None = None) -> Interval:
     """Certified ``eta`` of a pair with one homogeneous collection under
     ``P.k``-randomization, for large ``kN`` (module doc): ``P[R > lam]``
     (forward) or ``P[R < 1/lam]`` (reverse); the same enclosure holds for
     ``inclusive`` (``>=``, ``<=``).  ``tol`` is the mass below which a heavy
-    node is dropped (its mass enters the width)."""
-    return kfourier_details(P, q, lam, eps=eps, tol=tol, prec=prec, max_nodes=max_nodes).eta
+    node is dropped (its mass enters the width); ``deadline``: the time budget
+    (:func:`kfourier_details`)."""
+    return kfourier_details(P, q, lam, eps=eps, tol=tol, prec=prec, max_nodes=max_nodes,
+                            deadline=deadline).eta
 
 
 
@@ -189,7 +216,7 @@ class KDelta:
     """A certified delta from two certified etas (:func:`kfourier_delta_details`): ``first``
     ``= P_1[E]``, ``second = P_2[E]`` with ``delta = first - lam second`` (the event ``E`` and the
     laws in :func:`kfourier_delta`), ``tol`` the heavy-node tolerance of the last pass, ``fine``
-    whether a pass took the fine series settings."""
+    whether a pass took the fine series settings, ``stopped`` whether the time budget ran out."""
 
     delta: Interval
     first: Interval
@@ -198,10 +225,12 @@ class KDelta:
     passes: int
     seconds: float
     fine: bool = False
+    stopped: bool = False
 
 
 def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
-                           rel: float = settings.DELTA_REL, prec: int = 160, max_nodes: int = 300_000) -> KDelta:
+                           rel: float = settings.DELTA_REL, prec: int = 160, max_nodes: int = 300_000,
+                           deadline: float | None = None) -> KDelta:
     """:func:`kfourier_delta`'s difference route with its two etas (:class:`KDelta`).
 
     ``tol`` given: one pass, both etas at heavy-node tolerance ``tol``.  Else passes from
@@ -212,7 +241,8 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     ``CapacityError`` or ``PrecisionError``), or one not 20 % narrower than the last (the
     etas' precision floor), ends the passes; at the default settings' floor (below
     ``settings.FINE_K_LIMIT``) one more pass takes the fine series settings first (series
-    module doc: a narrower enclosure of the light e_m at about 2-3x the cost)."""
+    module doc: a narrower enclosure of the light e_m at about 2-3x the cost).  ``deadline``: the
+    time budget (:func:`kfourier_details`): a pass it cuts short is the last."""
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
@@ -225,10 +255,12 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     while True:
         passes += 1
         try:
-            a = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, fine=fine).eta
+            ra = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, fine=fine, deadline=deadline)
             # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
-            b = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
-                         upper=red.forward, fine=fine).eta
+            rb = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, changed=not red.forward,
+                          upper=red.forward, fine=fine, deadline=deadline)
+            a, b = ra.eta, rb.eta
+            stopped = ra.stopped or rb.stopped
         except (CapacityError, PrecisionError):
             if out is None:
                 raise
@@ -247,7 +279,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
                 and iv.width > rel * iv.upper:
             fine, stalled = True, False     # the default enclosure's floor: a pass with the fine one
         limit = settings.DELTA_PASSES + (1 if fine else 0)
-        if tol is not None or stalled or passes >= limit or t <= settings.DELTA_TOL_FLOOR:
+        if tol is not None or stalled or stopped or passes >= limit or t <= settings.DELTA_TOL_FLOOR:
             break
         want = rel * float(iv.upper)
         got = float(iv.width)
@@ -255,12 +287,12 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             break
         t = max(t * max(0.5 * want / got, 1e-2), settings.DELTA_TOL_FLOOR)
     iv, a, b, t = out
-    return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine))
+    return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)
 
 
 def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
                    rel: float = settings.DELTA_REL, grid: int | None = None, prec: int = 160,
-                   max_nodes: int = 300_000) -> Interval:
+                   max_nodes: int = 300_000, deadline: float | None = None) -> Interval:
     """Certified ``delta`` at large ``kN`` as the difference of two certified etas.
 
     **The difference.**  For a pair ``(D_1, D_2)`` (first, second) with privacy ratio
@@ -291,6 +323,8 @@ def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
     relative to delta: ``tol`` is chosen by passes until the relative width ``rel``
     (:func:`kfourier_delta_details`).  Strict and inclusive thresholds give the same enclosures.
 
+    ``deadline``: the time budget (:func:`kfourier_delta_details`).
+
     ``grid`` (explicit only): also the monotone grid of ``grid`` certified etas (:func:`_grid_delta`,
     at ``tol`` or 1e-6) and the intersection of the two enclosures.
 
@@ -300,7 +334,7 @@ def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,
     True
     """
     iv = kfourier_delta_details(P, q, lam, eps=eps, tol=tol, rel=rel, prec=prec,
-                                max_nodes=max_nodes).delta
+                                max_nodes=max_nodes, deadline=deadline).delta
     if grid is not None:
         g = _grid_delta(P, q, lam, eps=eps, tol=1e-6 if tol is None else tol, grid=grid, prec=prec,
                         max_nodes=max_nodes)

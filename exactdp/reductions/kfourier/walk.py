@@ -119,6 +119,12 @@ the others (null counts rounded down to the grid ``n_grid``: fewer outputs, a sm
 light law (``tests/test_kfourier_floors.py`` checks it by exact enumeration).  At ``k = 64``,
 ``q = 0.30``, ``tol = 1e-3`` without representatives: ``[0.0507, 1]`` -> ``[0.745, 1]``
 (``benchmarks/RESULTS.md``, session 13).
+
+**The time budget (``deadline``).**  Past a ``time.monotonic()`` instant every node still on the
+stack is dropped (its mass enters the width whole, as any undecided node's) and every pending
+Fourier item is bounded by ``0 <= P[Y > s] <= 1`` (its mass to the side that bounds ``eta`` from
+above): the enclosure stays certified, only wider (``stopped``).  The command line's
+``--max-seconds`` sets it for ``--k`` (:mod:`exactdp.apps.kflag`).
 """
 
 from __future__ import annotations
@@ -164,9 +170,12 @@ class Walk(LightLaws):
     def __init__(self, red, q: Fraction, lam, eps, tol: float, prec: int, *, max_nodes: int,
                  alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
                  upper: bool | None = None, extra_light: int | None = None, fine: bool | None = None,
-                 progress=None):
+                 progress=None, deadline: float | None = None):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         self.progress, self.reported = progress, time.monotonic()
+        # a time.monotonic() instant (module doc, "The time budget"): past it every node left and
+        # every pending integral enters the width whole; ``stopped`` says it happened
+        self.deadline, self.stopped = deadline, False
         self.changed = red.forward if changed is None else bool(changed)
         self.upper = red.forward if upper is None else bool(upper)
         N, k, d = red.N, red.k, red.d
@@ -316,6 +325,9 @@ class Walk(LightLaws):
         stack = [(0, self.n_users, self.m_users, arb_poly([1]), arb(1), None)]
         while stack:
             idx, n_rem, m_rem, poly, P, Q = stack.pop()
+            if self.expired():
+                self.drop(P, Q, arb(1))
+                continue
             self.nodes += 1
             if self.progress is not None and time.monotonic() - self.reported >= settings.PROGRESS_SECONDS:
                 self.reported = time.monotonic()
@@ -846,6 +858,12 @@ class Walk(LightLaws):
             self.add_up_exact(Q, cert[1])
             self.add_dn_exact(P, arb(0))
 
+    def expired(self) -> bool:
+        """True (and ``stopped`` set) once the time budget's ``deadline`` has passed."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.stopped = True
+        return self.stopped
+
     def drop(self, P, Q, x):
         """Mass ``x`` of a node of masses ``P``, ``Q`` (``None``: ``P``) left undecided: it
         enters the side that bounds ``eta`` from above whole (``dropped``)."""
@@ -1122,6 +1140,12 @@ class Walk(LightLaws):
     def flush_bin(self):
         items = self.pend_up + self.pend_dn
         if not items:
+            return
+        if self.expired():
+            # past the time budget: each item's P[Y > s] is only known to lie in [0, 1], so the
+            # side bounding eta from above takes the items' mass whole and the other nothing
+            side = self.pend_up if self.upper else self.pend_dn
+            self.hi += sum((P for *_, P in side), arb(0))
             return
         n0 = min(n for n, _, _, _ in items)
         # the smoothing for the light laws with at least n0 null outputs (module doc of integral)

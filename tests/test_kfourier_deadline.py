@@ -1,0 +1,87 @@
+"""The time budget of the large-N k-copies strategy (``deadline``; walk module doc, "The time
+budget"): a walk cut short stays certified -- its enclosure holds the full walk's -- and the
+command line's ``--max-seconds`` ends a ``--k`` query with the enclosure reached."""
+
+import json
+import time
+from fractions import Fraction as F
+
+import pytest
+
+from exactdp.apps.cli import main
+from exactdp.apps.kflag import k_epsilon
+from exactdp.core.errors import DigitsNotMetError, ParameterError
+from exactdp.reductions.kfourier import kfourier_details
+from exactdp.reductions.kfourier import walk as walk_mod
+from exactdp.reductions.pairs import canonical_pair, reverse_canonical_pair
+
+CASE = (reverse_canonical_pair(5000, 5, 2), "1/5", F(11, 10))
+
+
+class _Clock:
+    """A stand-in for the walk's ``time`` module: ``monotonic()`` counts its calls, so a deadline
+    of ``c`` falls after the ``c``-th look at the clock (deterministic cut points)."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def monotonic(self):
+        self.calls += 1
+        return float(self.calls)
+
+
+@pytest.fixture(scope="module")
+def full():
+    P, q, lam = CASE
+    return kfourier_details(P, q, lam, tol=1e-6)
+
+
+@pytest.mark.parametrize("cut", list(range(1, 25)) + [10**9])
+def test_a_walk_cut_short_holds_the_full_enclosure(monkeypatch, full, cut):
+    # alpha and extra_light as the full run's: the same walk up to the cut, so every node
+    # dropped (mass to the upper end) or pending integral skipped only widens the enclosure;
+    # the cuts run through the heavy nodes and the integrals' bins (C looks at the clock)
+    P, q, lam = CASE
+    kw = dict(tol=1e-6, alpha=full.alpha, extra_light=full.extra_light)
+    clock = _Clock()
+    monkeypatch.setattr(walk_mod, "time", clock)
+    assert kfourier_details(P, q, lam, deadline=1e18, **kw).eta == full.eta
+    C = clock.calls
+    monkeypatch.setattr(walk_mod, "time", _Clock())
+    r = kfourier_details(P, q, lam, deadline=float(cut), **kw)
+    assert r.eta.lower <= full.eta.lower and full.eta.upper <= r.eta.upper
+    assert r.stopped == (cut < C)
+    if not r.stopped:
+        assert r.eta == full.eta
+    elif cut < C // 2:
+        assert r.eta.width > 10 * full.eta.width
+
+
+def test_past_the_deadline_the_walk_answers_at_once():
+    t0 = time.monotonic()
+    r = kfourier_details(canonical_pair(10**7, 40, 16), "0.36", eps=2, tol=1e-4, deadline=t0)
+    assert r.stopped and (r.eta.lower, r.eta.upper) == (0, 1)
+    assert time.monotonic() - t0 < 30
+    with pytest.raises(ParameterError, match="deadline"):
+        kfourier_details(canonical_pair(10**7, 40, 16), "0.36", eps=2, deadline=float("nan"))
+
+
+def test_max_seconds_ends_a_k_query_with_the_enclosure_reached(capsys):
+    argv = ["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.36", "--eps", "2",
+            "--max-seconds", "0.001"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.startswith("eta in [0, 1]") and "time budget (--max-seconds 0.001) ran out" in out
+    assert main(argv + ["--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["stopped"] == 0.001 and rec["certified"] is True
+    # with room to finish, no note
+    assert main(["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.40", "--eps", "2",
+                 "--max-seconds", "600", "--digits", "2"]) == 0
+    assert "time budget" not in capsys.readouterr().out
+
+
+def test_the_secant_route_reports_the_bracket_reached():
+    with pytest.raises(DigitsNotMetError, match="time budget") as e:
+        k_epsilon(10**7, 40, "0.36", 16, eta="0.01", deadline=time.monotonic())
+    assert e.value.reached.lower <= e.value.reached.upper
