@@ -157,10 +157,9 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             except NotMonotone:
                 if run.expired():
                     # no retry past the time budget: only the lower tail's bound is known
-                    lo = max(Fraction(0), 1 - Fraction(tail.bound) if tail is not None else Fraction(0))
-                    return KFourier(Interval(lo, Fraction(1)), tuple(run.heavy), run.nodes, 0, 0.0,
-                                    time.time() - t0, float(alpha), run.extra_light, run.fine,
-                                    stopped=True)
+                    return KFourier(Interval(_tail_floor(tail), Fraction(1)), tuple(run.heavy),
+                                    run.nodes, 0, 0.0, time.time() - t0, float(alpha),
+                                    run.extra_light, run.fine, stopped=True)
                 if run.extra_light <= -settings.EXTRA_HEAVY:
                     raise
                 # a light statistic spread too widely for the certificate (small q, e.g. 0.30
@@ -176,11 +175,16 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
             hi = arb_to_interval(run.hi + dm).upper
     finally:
         ctx.prec = old
-    lo = max(lo, Fraction(0), 1 - Fraction(tail.bound) if tail is not None else Fraction(0))
+    lo = max(lo, _tail_floor(tail))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,
                     run.fourier, float_hi(run.dropped), time.time() - t0, float(alpha),
                     run.extra_light, run.fine, stopped=run.stopped)
+
+
+def _tail_floor(tail) -> Fraction:
+    """The lower end ``max(0, 1 - B)`` that the product bound ``tail`` (or None) gives ``eta``."""
+    return max(Fraction(0), 1 - Fraction(tail.bound)) if tail is not None else Fraction(0)
 
 
 def _lower_tail(red, q, lam, eps, prec, *, changed=None, upper=None):
