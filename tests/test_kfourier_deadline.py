@@ -85,3 +85,30 @@ def test_the_secant_route_reports_the_bracket_reached():
     with pytest.raises(DigitsNotMetError, match="time budget") as e:
         k_epsilon(10**7, 40, "0.36", 16, eta="0.01", deadline=time.monotonic())
     assert e.value.reached.lower <= e.value.reached.upper
+
+
+def test_a_budget_starts_the_delta_passes_coarse(monkeypatch):
+    """With a deadline, from settings.COARSE_FROM_K on, the difference route's first pass is at
+    DELTA_TOL0_COARSE (a budget too short for a fine pass still gets a two-sided delta), the
+    next at DELTA_TOL0; without a deadline, or below that k, the passes start at DELTA_TOL0."""
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    from exactdp.reductions.kfourier import api, settings
+    asked = []
+
+    def fake(red, q, lam, eps, tol, *, prec, max_nodes, changed=None, upper=None, fine=None,
+             deadline=None):
+        asked.append(tol)
+        c, w = (F(1, 10) if changed is None else F(1, 100)), 10 * F(tol).limit_denominator(10**12)
+        return SimpleNamespace(eta=Interval(c - w, c + w), stopped=False)
+    monkeypatch.setattr(api, "_details", fake)
+    far = time.monotonic() + 3600
+    P = canonical_pair(10**7, 40, settings.COARSE_FROM_K)
+    r = api.kfourier_delta_details(P, "0.351", eps=2, deadline=far)
+    tols = asked[::2]
+    assert tols[:2] == [settings.DELTA_TOL0_COARSE, settings.DELTA_TOL0]
+    assert r.passes == len(tols) <= settings.DELTA_PASSES + 1
+    for Q, dl in ((P, None), (canonical_pair(10**7, 40, settings.COARSE_FROM_K - 1), far)):
+        asked.clear()
+        api.kfourier_delta_details(Q, "0.351", eps=2, deadline=dl)
+        assert asked[0] == settings.DELTA_TOL0

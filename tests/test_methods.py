@@ -120,6 +120,31 @@ def test_kfourier_passes_coarse_first_then_aimed(monkeypatch):
     assert float(iv.width) <= 1e-3 * float(iv.upper)
 
 
+def test_kfourier_passes_coarse_pass_first_under_a_budget(monkeypatch):
+    # with a deadline, from kfourier.settings.COARSE_FROM_K on: one pass at KFOURIER_TOL0_COARSE, then
+    # KFOURIER_TOL0 (the usual sequence), and the shift is taken from the first fine pass only;
+    # without a deadline, or below that k, the passes start at KFOURIER_TOL0 as before
+    import time
+    from exactdp.reductions.kfourier import settings as kf_settings
+    P32 = canonical_pair(10**7, 40, kf_settings.COARSE_FROM_K)
+    far = time.monotonic() + 3600
+    hints = []
+    asked = _fake_kfourier(monkeypatch, lambda t: 10 * t, hints=hints)
+    iv = methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 3, deadline=far)
+    assert asked[:2] == [methods.KFOURIER_TOL0_COARSE, methods.KFOURIER_TOL0] and len(asked) == 3
+    assert hints[:2] == [(None, None), (None, None)] and hints[2] == (0.25, 0)
+    assert float(iv.width) <= 1e-3 * float(iv.upper)
+    # a width asked (one digit) that a tol above KFOURIER_TOL0 meets by the coarse pass's width
+    # per tol: that tol, not KFOURIER_TOL0
+    asked = _fake_kfourier(monkeypatch, lambda t: 2 * t)
+    methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 1, deadline=far)
+    assert len(asked) == 2 and methods.KFOURIER_TOL0 < asked[1] < methods.KFOURIER_TOL0_COARSE
+    for P, dl in ((P32, None), (_K16, far)):
+        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
+        methods._kfourier_passes(P, Fraction(1, 3), 2, None, False, 3, deadline=dl)
+        assert asked[0] == methods.KFOURIER_TOL0
+
+
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
     # width never below 1e-3: two passes in a row not narrower end the search (not all
     # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)

@@ -76,6 +76,11 @@ KFOURIER_FIRST = 10_000
 #: passes were 1e-4, 1.8e-5 (not narrower), 3.5e-6 with KFOURIER_AIM = 0.3 and are 1e-4, 6e-6
 #: (relative width 9.4e-4) with 0.1: 281 -> 173 CPU s, both under load ~3 (``benchmarks/RESULTS.md``).
 KFOURIER_TOL0 = 1e-4
+#: With a time budget (``deadline``) and from ``kfourier.settings.COARSE_FROM_K`` on (why and what
+#: it gave: there), one pass at KFOURIER_TOL0_COARSE comes first, then KFOURIER_TOL0 (or coarser if
+#: the coarse pass's width per tol says it suffices) and the rule above.  The coarse pass's shift
+#: and light levels are not handed on (its pilot walk would run at 100 tol: it has none).
+KFOURIER_TOL0_COARSE = 1e-2
 KFOURIER_TOL_FLOOR = 1e-10
 KFOURIER_SHRINK = 3.0
 KFOURIER_JUMP = 30.0
@@ -234,20 +239,25 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     such passes end the passes, and so does a pass answered by the lower-tail product bound alone
     (``eta`` near 1: :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
     reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
-    the pass it cuts short returns a wider certified enclosure and ends the passes."""
+    the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
+    ``kfourier.settings.COARSE_FROM_K`` on, a coarse pass (``KFOURIER_TOL0_COARSE``) comes first, so that a
+    budget too short for the first fine pass still leaves a two-sided enclosure."""
     from ..core.errors import PrecisionError
     from .kfourier import kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
-    iv, t, last, strikes, hint = None, KFOURIER_TOL0, None, 0, {}
-    for _ in range(KFOURIER_PASSES):
+    coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
+    iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
+    for _ in range(KFOURIER_PASSES + coarse):
         try:
             run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, deadline=deadline, **hint)
         except (PrecisionError, CapacityError) as e:
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure
             raise CapacityError(str(e)) from None
-        # later passes keep the first's shift and light levels (no pilot walk, no retry)
-        hint = {"alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
+        if not hint and t <= KFOURIER_TOL0:
+            # later passes keep the first fine pass's shift and light levels (no pilot walk, no
+            # retry); not a coarse pass's (no pilot walk at its tol: no shift)
+            hint = {"alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
         got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
         if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
@@ -269,6 +279,10 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break                              # twice not narrower: the enclosure's own floor
         last = w
         goal = KFOURIER_AIM * max(float(rel * iv.lower), 1e-9)
+        if t > KFOURIER_TOL0:
+            # after the coarse pass: the usual first tol, or coarser if that suffices
+            t = min(max(goal / max(w / t, 1.0), KFOURIER_TOL0), t / KFOURIER_SHRINK)
+            continue
         t = max(min(max(goal / max(w / t, 1.0), t / KFOURIER_JUMP), t / KFOURIER_SHRINK),
                 KFOURIER_TOL_FLOOR)
     return iv

@@ -246,13 +246,17 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     etas' precision floor), ends the passes; at the default settings' floor (below
     ``settings.FINE_K_LIMIT``) one more pass takes the fine series settings first (series
     module doc: a narrower enclosure of the light e_m at about 2-3x the cost).  ``deadline``: the
-    time budget (:func:`kfourier_details`): a pass it cuts short is the last."""
+    time budget (:func:`kfourier_details`): a pass it cuts short is the last; with it, from
+    ``settings.COARSE_FROM_K`` on, a pass at ``DELTA_TOL0_COARSE`` comes first (a budget too short
+    for the first fine pass still leaves a two-sided enclosure)."""
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
     lam_iv = lam_interval(lam, eps)
     t0 = time.time()
-    t = settings.DELTA_TOL0 if tol is None else tol
+    # a time budget from COARSE_FROM_K on: one coarse pass first (settings.COARSE_FROM_K)
+    coarse = tol is None and deadline is not None and red.k >= settings.COARSE_FROM_K
+    t = settings.DELTA_TOL0_COARSE if coarse else settings.DELTA_TOL0 if tol is None else tol
     out = None
     passes = 0
     fine = None                     # the settings' series enclosure until its floor
@@ -282,13 +286,17 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
         if stalled and fine is None and tol is None and red.k < settings.FINE_K_LIMIT \
                 and iv.width > rel * iv.upper:
             fine, stalled = True, False     # the default enclosure's floor: a pass with the fine one
-        limit = settings.DELTA_PASSES + (1 if fine else 0)
+        limit = settings.DELTA_PASSES + (1 if fine else 0) + coarse
         if tol is not None or stalled or stopped or passes >= limit or t <= settings.DELTA_TOL_FLOOR:
             break
         want = rel * float(iv.upper)
         got = float(iv.width)
         if got <= want:
             break
+        if t > settings.DELTA_TOL0:
+            # after the coarse pass: the usual first tol, or coarser if that suffices
+            t = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
+            continue
         t = max(t * max(0.5 * want / got, 1e-2), settings.DELTA_TOL_FLOOR)
     iv, a, b, t = out
     return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)

@@ -180,6 +180,16 @@ STEPS = (1e-13, 1e-11, 1e-9, 1e-7, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3)
 STEP_ALWAYS = 1e-5
 GUESS_CUSHION = 1e-9
 
+#: with a time budget (``deadline``) and from this k on, the passes start with one coarse pass
+#: (eta: ``methods.KFOURIER_TOL0_COARSE``; delta: DELTA_TOL0_COARSE): a first fine pass that the
+#: budget cuts short leaves a one-sided enclosure (the depth-first walk settles one end of the heavy
+#: counts first), a coarse one that finishes a two-sided one.  At L = 40, N = 10^7, lam = e^2,
+#: forward, ``--max-seconds``: eta at k = 64, q = 0.32, 300 s [0.903, 0.978] (a fine first pass:
+#: [0.206, 1] in 150 s); k = 128, q = 0.34, 600 s [0.66, 0.792] (was [0.125, 1]); delta at k = 64,
+#: q = 0.3643, 120 s [0, 0.0086] (was [0, 1]); ``benchmarks/RESULTS.md``, session 16
+COARSE_FROM_K = 32
+DELTA_TOL0_COARSE = 1e-3
+
 #: relative width asked of :func:`kfourier_delta` by default (difference route)
 DELTA_REL = 1e-3
 #: first heavy-node tolerance of the difference route, its floor, and its most passes
