@@ -112,3 +112,27 @@ def test_a_budget_starts_the_delta_passes_coarse(monkeypatch):
         asked.clear()
         api.kfourier_delta_details(Q, "0.351", eps=2, deadline=dl)
         assert asked[0] == settings.DELTA_TOL0
+
+
+def test_the_delta_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
+    """A pass at tol t takes 100 (1e-3 / t)^COST_EXPONENT s of a fake clock: after the coarse
+    pass with 400 s left the next pass is the one predicted to take 200 s (budget_tol), not
+    DELTA_TOL0's (which the budget would cut short)."""
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    from exactdp.reductions.kfourier import api, settings
+    now, asked = [0.0], []
+
+    def fake(red, q, lam, eps, tol, *, prec, max_nodes, changed=None, upper=None, fine=None,
+             deadline=None):
+        now[0] += 50 * (1e-3 / tol) ** settings.COST_EXPONENT      # two etas per pass
+        asked.append(tol)
+        c, w = (F(1, 10) if changed is None else F(1, 100)), 10 * F(tol).limit_denominator(10**12)
+        return SimpleNamespace(eta=Interval(c - w, c + w), stopped=False)
+    monkeypatch.setattr(api, "_details", fake)
+    monkeypatch.setattr(api, "time", SimpleNamespace(monotonic=lambda: now[0], time=lambda: now[0]))
+    api.kfourier_delta_details(canonical_pair(10**7, 40, settings.COARSE_FROM_K), "0.351", eps=2,
+                               deadline=500.0)
+    tols = asked[::2]
+    assert tols[0] == settings.DELTA_TOL0_COARSE
+    assert tols[1] == pytest.approx(1e-3 * 2.0 ** (-1 / settings.COST_EXPONENT))

@@ -145,6 +145,30 @@ def test_kfourier_passes_coarse_pass_first_under_a_budget(monkeypatch):
         assert asked[0] == methods.KFOURIER_TOL0
 
 
+def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
+    # a pass at tol t takes 100 (1e-2 / t)^COST_EXPONENT s of a fake clock: after the
+    # coarse pass (100 s) with 400 s left the next tol is the one predicted to take 200 s, not
+    # KFOURIER_TOL0 (whose pass would be cut short); with ample time left, KFOURIER_TOL0
+    from types import SimpleNamespace
+    from exactdp.reductions import kfourier
+    from exactdp.reductions.kfourier import settings as kf_settings
+    P32 = canonical_pair(10**7, 40, kf_settings.COARSE_FROM_K)
+    now = [0.0]
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    for left, second in ((500.0, 1e-2 * (2.0 ** (-1 / kf_settings.COST_EXPONENT))),
+                         (1e6, methods.KFOURIER_TOL0)):
+        now[0] = 0.0
+        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
+        fake = kfourier.kfourier_details
+
+        def timed(*a, tol, **kw):
+            now[0] += 100 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
+            return fake(*a, tol=tol, **kw)
+        monkeypatch.setattr(kfourier, "kfourier_details", timed)
+        methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 3, deadline=left)
+        assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] == pytest.approx(second)
+
+
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
     # width never below 1e-3: two passes in a row not narrower end the search (not all
     # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)

@@ -45,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -241,13 +242,15 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
     the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
     ``kfourier.settings.COARSE_FROM_K`` on, a coarse pass (``KFOURIER_TOL0_COARSE``) comes first, so that a
-    budget too short for the first fine pass still leaves a two-sided enclosure."""
+    budget too short for the first fine pass still leaves a two-sided enclosure, and every next
+    pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`)."""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_details, settings as kf_settings
+    from .kfourier import budget_tol, kfourier_details, settings as kf_settings
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
     for _ in range(KFOURIER_PASSES + coarse):
+        start = time.monotonic()
         try:
             run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, deadline=deadline, **hint)
         except (PrecisionError, CapacityError) as e:
@@ -281,11 +284,15 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         goal = KFOURIER_AIM * max(float(rel * iv.lower), 1e-9)
         if t > KFOURIER_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
-            t = min(max(goal / max(w / t, 1.0), KFOURIER_TOL0), t / KFOURIER_SHRINK)
-            continue
-        t = max(min(max(goal / max(w / t, 1.0), t / KFOURIER_JUMP), t / KFOURIER_SHRINK),
-                KFOURIER_TOL_FLOOR)
+            nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
+        else:
+            nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
+        if deadline is not None:
+            # no finer than the time left allows (kfourier.settings.COST_EXPONENT)
+            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic()))
+        t = max(min(nxt, t / KFOURIER_SHRINK), KFOURIER_TOL_FLOOR)
     return iv
+
 
 
 def _delta_exact(P: Pair, q: Fraction, lam, eps) -> Interval:

@@ -248,7 +248,8 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     module doc: a narrower enclosure of the light e_m at about 2-3x the cost).  ``deadline``: the
     time budget (:func:`kfourier_details`): a pass it cuts short is the last; with it, from
     ``settings.COARSE_FROM_K`` on, a pass at ``DELTA_TOL0_COARSE`` comes first (a budget too short
-    for the first fine pass still leaves a two-sided enclosure)."""
+    for the first fine pass still leaves a two-sided enclosure), and every next pass is no finer
+    than the time left allows (:func:`budget_tol`)."""
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
@@ -262,6 +263,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     fine = None                     # the settings' series enclosure until its floor
     while True:
         passes += 1
+        start = time.monotonic()
         try:
             ra = _details(red, q, lam, eps, t, prec=prec, max_nodes=max_nodes, fine=fine, deadline=deadline)
             # the second law and the same side: forward P_D[R > lam], reverse P_(D_m)[R < 1/lam]
@@ -295,11 +297,32 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             break
         if t > settings.DELTA_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
-            t = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
-            continue
-        t = max(t * max(0.5 * want / got, 1e-2), settings.DELTA_TOL_FLOOR)
+            nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
+        else:
+            nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
+        if deadline is not None:
+            # no finer than the time left allows (settings.COST_EXPONENT)
+            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic()))
+        t = max(min(nxt, t / 2), settings.DELTA_TOL_FLOOR)
     iv, a, b, t = out
     return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)
+
+
+def budget_tol(t: float, spent: float, left: float) -> float:
+    """The finest heavy-node tolerance whose pass takes at most ``left / settings.BUDGET_SAFETY``
+    seconds if a pass at ``t`` took ``spent`` and the time grows as ``tol^-settings.COST_EXPONENT``
+    (``settings.COARSE_FROM_K``'s note); ``t`` where none finer would, 0 without a measured pass.
+    A float choice of the passes (any tol gives a certified enclosure).
+
+    >>> budget_tol(1e-2, 100.0, 200.0 * 10 ** settings.COST_EXPONENT) == 1e-3
+    True
+    """
+    if not spent > 0:
+        return 0.0
+    ratio = left / (settings.BUDGET_SAFETY * spent)
+    if ratio <= 1:
+        return t
+    return t * ratio ** (-1 / settings.COST_EXPONENT)
 
 
 def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,

@@ -189,6 +189,13 @@ GUESS_CUSHION = 1e-9
 #: q = 0.3643, 120 s [0, 0.0086] (was [0, 1]); ``benchmarks/RESULTS.md``, session 16
 COARSE_FROM_K = 32
 DELTA_TOL0_COARSE = 1e-3
+#: ... and each next pass's tol no finer than the time left allows (:func:`~exactdp.reductions.
+#: kfourier.api.budget_tol`): a pass's time grows about as tol^-COST_EXPONENT (L = 40, N = 10^7,
+#: lam = e^2: k = 64, q = 0.32 142 s at 1e-2, 389 s at 1e-3; q = 0.3643 20.6 s at 1e-2, 136 s at
+#: 1e-4: exponents 0.44, 0.41), and the next pass is to take at most 1/BUDGET_SAFETY of the time
+#: left: a pass the budget cuts short settles one side only, a coarser one that finishes both
+COST_EXPONENT = 0.5
+BUDGET_SAFETY = 2.0
 
 #: relative width asked of :func:`kfourier_delta` by default (difference route)
 DELTA_REL = 1e-3
