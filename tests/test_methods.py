@@ -145,6 +145,30 @@ def test_kfourier_passes_coarse_pass_first_under_a_budget(monkeypatch):
         assert asked[0] == methods.KFOURIER_TOL0
 
 
+def test_kfourier_passes_go_on_after_a_coarse_lower_tail(monkeypatch):
+    # the coarse pass answered by the lower-tail product bound alone (taken there up to
+    # LOWER_TAIL_ACCEPT * 1e-2) does not end the passes; one at KFOURIER_TOL0 does
+    import dataclasses
+    import time
+    from exactdp.reductions import kfourier
+    from exactdp.reductions.kfourier import settings as kf_settings
+    P32 = canonical_pair(10**7, 40, kf_settings.COARSE_FROM_K)
+
+    def passes(marks):
+        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
+        fake = kfourier.kfourier_details
+
+        def marked(*a, tol, **kw):
+            r = fake(*a, tol=tol, **kw)
+            return dataclasses.replace(r, method="lower tail") if marks(tol) else r
+        monkeypatch.setattr(kfourier, "kfourier_details", marked)
+        methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 4, deadline=time.monotonic() + 3600)
+        assert asked[:2] == [methods.KFOURIER_TOL0_COARSE, methods.KFOURIER_TOL0]
+        return len(asked)
+    assert passes(lambda t: True) == 2
+    assert passes(lambda t: t >= methods.KFOURIER_TOL0_COARSE) >= 3
+
+
 def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
     # a pass at tol t takes 100 (1e-2 / t)^COST_EXPONENT s of a fake clock: after the
     # coarse pass (100 s) with 400 s left the next tol is the one predicted to take 200 s, not
