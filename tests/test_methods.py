@@ -146,27 +146,36 @@ def test_kfourier_passes_coarse_pass_first_under_a_budget(monkeypatch):
 
 
 def test_kfourier_passes_go_on_after_a_coarse_lower_tail(monkeypatch):
-    # the coarse pass answered by the lower-tail product bound alone (taken there up to
-    # LOWER_TAIL_ACCEPT * 1e-2) does not end the passes; one at KFOURIER_TOL0 does
-    import dataclasses
+    # the lower-tail product bound B >= P[R <= lam] is taken alone at tol when B <= LOWER_TAIL_ACCEPT
+    # tol: at the coarse pass that does not end the passes unless a pass at KFOURIER_TOL0 would
+    # take it too; else the next is the walk at the coarsest tol that does not take it (at most
+    # KFOURIER_SHRINK times finer), whose time and width then lead the passes
     import time
+    from exactdp.core.interval import Interval
     from exactdp.reductions import kfourier
     from exactdp.reductions.kfourier import settings as kf_settings
     P32 = canonical_pair(10**7, 40, kf_settings.COARSE_FROM_K)
+    acc = kf_settings.LOWER_TAIL_ACCEPT
 
-    def passes(marks):
-        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
-        fake = kfourier.kfourier_details
+    def passes(B):
+        asked = []
 
-        def marked(*a, tol, **kw):
-            r = fake(*a, tol=tol, **kw)
-            return dataclasses.replace(r, method="lower tail") if marks(tol) else r
-        monkeypatch.setattr(kfourier, "kfourier_details", marked)
+        def with_tail(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
+            if B <= acc * tol:
+                return kfourier.KFourier(Interval(1 - Fraction(B), Fraction(1)), (), 0, 0, 0.0, 0.0,
+                                         method="lower tail")
+            asked.append(tol)                  # a walk: eta = 0.999 +- 5 tol
+            w = 5 * Fraction(tol).limit_denominator(10**15)
+            return kfourier.KFourier(Interval(Fraction(999, 1000) - w, min(Fraction(999, 1000) + w, Fraction(1))),
+                                     (), 1, 1, 0.0, 0.0, 0.25, 0)
+        monkeypatch.setattr(kfourier, "kfourier_details", with_tail)
         methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 4, deadline=time.monotonic() + 3600)
-        assert asked[:2] == [methods.KFOURIER_TOL0_COARSE, methods.KFOURIER_TOL0]
-        return len(asked)
-    assert passes(lambda t: True) == 2
-    assert passes(lambda t: t >= methods.KFOURIER_TOL0_COARSE) >= 3
+        return asked
+    c = methods.KFOURIER_TOL0_COARSE
+    assert passes(acc * methods.KFOURIER_TOL0 * 0.9) == []             # final, as at KFOURIER_TOL0
+    assert passes(0.12)[0] == pytest.approx(c / methods.KFOURIER_SHRINK)  # k = 64, q = 0.30
+    assert passes(0.05)[0] == pytest.approx(0.05 / (1.01 * acc))
+    assert passes(acc * c * 1.5)[:2] == [c, methods.KFOURIER_TOL0]      # not taken: walks
 
 
 def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):

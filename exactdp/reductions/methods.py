@@ -284,6 +284,15 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break                              # twice not narrower: the enclosure's own floor
         last = w
         goal = KFOURIER_AIM * max(float(rel * iv.lower), 1e-9)
+        if run.method == "lower tail":
+            # the coarse pass by the product bound alone (B = 1 - eta's lower end): final where a
+            # pass at KFOURIER_TOL0 would take it too, else the walk at the coarsest tol that
+            # does not take it (LOWER_TAIL_ACCEPT): no walk's time or width per tol is known yet
+            B = 1 - float(got.lower)
+            if B <= kf_settings.LOWER_TAIL_ACCEPT * KFOURIER_TOL0:
+                break
+            t = min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
+            continue
         if t > KFOURIER_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
             nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
