@@ -267,12 +267,18 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break
         if run.stopped:
             break                              # the time budget ran out
-        if run.method == "lower tail" and t <= KFOURIER_TOL0:
-            # eta near 1 by the product bound alone (kfourier.lowertail), taken where it beat the
-            # walk's width at this tol (LOWER_TAIL_ACCEPT); a finer walk there costs hours (at the
-            # coarse pass's tol it is taken far more readily: k = 64, q = 0.30, 0.12, where the
-            # walk at KFOURIER_TOL0 does better: the passes go on)
-            break
+        if run.method == "lower tail":
+            # eta near 1 by the product bound alone (kfourier.lowertail; B = 1 - eta's lower end),
+            # taken where it beat the walk's width at this tol (LOWER_TAIL_ACCEPT): final from
+            # KFOURIER_TOL0 on (a finer walk there costs hours) and where a pass at KFOURIER_TOL0
+            # would take it too; after a coarse pass (where it is taken far more readily: k = 64,
+            # q = 0.30, B = 0.12) the walk at the coarsest tol that does not take it, no walk's
+            # time or width per tol being known yet
+            B = 1 - float(got.lower)
+            if t <= KFOURIER_TOL0 or B <= kf_settings.LOWER_TAIL_ACCEPT * KFOURIER_TOL0:
+                break
+            last, t = float(got.width), min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
+            continue
         w = float(got.width)
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0
         if strikes and not run.fine and P.k < kf_settings.FINE_K_LIMIT:
@@ -284,15 +290,6 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break                              # twice not narrower: the enclosure's own floor
         last = w
         goal = KFOURIER_AIM * max(float(rel * iv.lower), 1e-9)
-        if run.method == "lower tail":
-            # the coarse pass by the product bound alone (B = 1 - eta's lower end): final where a
-            # pass at KFOURIER_TOL0 would take it too, else the walk at the coarsest tol that
-            # does not take it (LOWER_TAIL_ACCEPT): no walk's time or width per tol is known yet
-            B = 1 - float(got.lower)
-            if B <= kf_settings.LOWER_TAIL_ACCEPT * KFOURIER_TOL0:
-                break
-            t = min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
-            continue
         if t > KFOURIER_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
             nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
