@@ -509,3 +509,14 @@ def test_readme_lower_tail_bounds():
     for k, printed in ((200, b200), (128, b128)):
         r = lower_tail(Mechanism(40, "0.30"), k, k * (10**7 - 1), k, arb(2).exp())
         assert r is not None and float(printed) * 0.98 <= r.bound <= float(printed) * 1.005, (k, r.bound)
+
+
+def test_budgeted_k_passes_sentence_matches_the_settings():
+    """README: the budgeted `--k` passes' coarse start (k from which, eta's and delta's
+    tolerances) as `kfourier.settings` and `methods` set them."""
+    from exactdp.reductions import methods
+    from exactdp.reductions.kfourier import settings
+    k, te, td = find(r"From k = (\d+) on, a budgeted `eta` or `delta` starts with one coarse pass "
+                     r"\(heavy-node tolerance (\S+)\s+for η, (\S+) for δ\)")
+    assert int(k) == settings.COARSE_FROM_K
+    assert float(te) == methods.KFOURIER_TOL0_COARSE and float(td) == settings.DELTA_TOL0_COARSE
