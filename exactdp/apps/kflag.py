@@ -47,7 +47,7 @@ from fractions import Fraction
 
 from ..core import domains
 from ..core.errors import CapacityError, ParameterError
-from ..core.interval import Interval
+from ..core.interval import Interval, small_in_e
 
 __all__ = ["k_eta", "k_delta", "k_epsilon", "k_calibrate", "MAX_NODES", "command", "COMMANDS"]
 
@@ -413,7 +413,7 @@ def command(cmd: str, args) -> int:
         v = rec[rec["quantity"]]
         note = (f"; the time budget (--max-seconds {rec['stopped']:g}) ran out: wider than asked"
                 if "stopped" in rec else "")
-        print(f"{rec['quantity']} in [{v['lower']}, {v['upper']}]  (k={rec['k']}, "
+        print(f"{rec['quantity']} in [{small_in_e(v['lower'])}, {small_in_e(v['upper'])}]  (k={rec['k']}, "
               f"{rec['direction']}, N={rec['N']}, L={rec['L']}"
               + (f", q={rec['q']}" if rec["quantity"] != "q" else "") + f"; certified{note})")
     return 0

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from .errors import PrecisionError
 
-__all__ = ["Interval", "arb_to_interval", "fraction_to_decimal_str"]
+__all__ = ["Interval", "arb_to_interval", "fraction_to_decimal_str", "small_in_e"]
 
 
 def fraction_to_decimal_str(x: Fraction, digits: int, rounding: str) -> str:
@@ -39,6 +39,17 @@ def fraction_to_decimal_str(x: Fraction, digits: int, rounding: str) -> str:
     if "." in s and "e" not in s.lower():
         s = s.rstrip("0").rstrip(".")
     return s if s not in ("-0",) else "0"
+
+
+def small_in_e(s: str) -> str:
+    """A decimal string (of :func:`fraction_to_decimal_str`) in e-notation when its value is
+    nonzero and below ``1e-4`` in absolute value, as it is otherwise.
+
+    >>> small_in_e("0.0000000000000000000000107"), small_in_e("0.00707"), small_in_e("0")
+    ('1.07e-23', '0.00707', '0')
+    """
+    x = decimal.Decimal(s)
+    return format(x, "e") if x != 0 and abs(x) < decimal.Decimal("1e-4") and "e" not in s.lower() else s
 
 
 @dataclass(frozen=True)
@@ -143,11 +154,7 @@ class Interval:
     def _short(self) -> dict:
         """``to_dict`` with the digits the width pins down (+2), small values in e-notation."""
         d = self.to_dict(max(3, min(40, self.correct_digits() + 2)))
-
-        def sci(s: str) -> str:
-            x = decimal.Decimal(s)
-            return format(x, "e") if x != 0 and abs(x) < decimal.Decimal("1e-4") and "e" not in s.lower() else s
-        return {k: sci(v) for k, v in d.items()}
+        return {k: small_in_e(v) for k, v in d.items()}
 
     def __repr__(self) -> str:
         """Short form: small rationals exactly, others as outward-rounded decimals.

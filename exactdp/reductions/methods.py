@@ -65,7 +65,7 @@ METHODS = ("exact", "kernel", "kcopies", "kfourier", "twotype", "minority", "lat
 #: From this many outputs ``kN`` on, ``auto`` tries the large-N k-copies strategy before the tree.
 KFOURIER_FIRST = 10_000
 #: The large-N k-copies strategy's heavy-node tolerance: a first coarse pass, then each pass's
-#: tol from the width asked (``10^-digits`` of eta, or 1e-9 absolute) over the width per tol the
+#: tol from the width asked (``10^-digits`` of eta) over the width per tol the
 #: last pass showed, between KFOURIER_SHRINK and KFOURIER_JUMP times finer, down to the floor; at most
 #: KFOURIER_PASSES passes, ended early when two passes in a row are not 20 % narrower (the
 #: enclosure's floor).  Each pass aims at KFOURIER_AIM of the width asked, so that one targeted
@@ -87,6 +87,9 @@ KFOURIER_SHRINK = 3.0
 KFOURIER_JUMP = 30.0
 KFOURIER_AIM = 0.1
 KFOURIER_PASSES = 6
+#: ... besides at most this many passes whose tol is above eta's upper end (tiny eta: each takes
+#: the next tol from eta's scale, several decades down)
+KFOURIER_TINY_PASSES = 8
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -231,8 +234,8 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
 
 def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int, *,
                      progress=None, deadline=None) -> Interval:
-    """Certified eta by the large-N k-copies strategy with relative width ``10^-digits`` (or
-    1e-9 absolute): heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
+    """Certified eta by the large-N k-copies strategy with relative width ``10^-digits``:
+    heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
     certified, so the result is their intersection); a first pass that cannot certify
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
     not 20 % narrower than the last marks the default series enclosure's floor: below
@@ -243,13 +246,23 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
     ``kfourier.settings.COARSE_FROM_K`` on, a coarse pass (``KFOURIER_TOL0_COARSE``) comes first, so that a
     budget too short for the first fine pass still leaves a two-sided enclosure, and every next
-    pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`)."""
+    pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`).
+    A pass whose tol lies above its own upper end (tiny eta: ~1e-33 at L = 40, N = 10^7, k = 2,
+    q = 0.40) does not count against ``KFOURIER_PASSES`` (at most ``KFOURIER_TINY_PASSES`` of them):
+    the next tol comes from eta's scale (:func:`~exactdp.reductions.kfourier.tiny_scale`), below
+    the upper end by a growing leap while no lower end is known (kfourier walk module doc, "Far
+    decisions").  (Until session 17 the passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
-    from .kfourier import budget_tol, kfourier_details, settings as kf_settings
+    from .kfourier import budget_tol, kfourier_details, settings as kf_settings, tiny_scale
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
-    for _ in range(KFOURIER_PASSES + coarse):
+    normal = 0                                 # passes counted against KFOURIER_PASSES
+    leap = 1.0                                 # tiny eta without a lower end: the passes' leap
+    for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
+        if normal >= KFOURIER_PASSES + coarse:
+            break
+        normal += 1
         start = time.monotonic()
         try:
             run = kfourier_details(P, q, lam, eps=eps, tol=t, progress=progress, deadline=deadline, **hint)
@@ -257,13 +270,17 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure
             raise CapacityError(str(e)) from None
-        if not hint and t <= KFOURIER_TOL0:
+        if not hint and t <= KFOURIER_TOL0 and run.eta.upper >= t:
             # later passes keep the first fine pass's shift and light levels (no pilot walk, no
-            # retry); not a coarse pass's (no pilot walk at its tol: no shift)
+            # retry); not a coarse pass's (no pilot walk at its tol: no shift), nor one whose tol
+            # is above eta (its pilot walk, at 100 tol, hardly sees eta's leaves: k = 16,
+            # q = 0.38, eta = 2.4e-6, the shift of the pass at 1e-4 left the next passes at a
+            # width of 8.8e-9, their own 1.1e-10 at 1e-11)
             hint = {"alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
         got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
-        if iv.width <= rel * iv.upper or iv.width <= Fraction(1, 10 ** 9) or t <= KFOURIER_TOL_FLOOR:
+        up, lo = float(iv.upper), float(iv.lower)
+        if iv.width <= rel * iv.upper or t <= KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up):
             break
         if run.stopped:
             break                              # the time budget ran out
@@ -289,16 +306,29 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         if strikes == 2:
             break                              # twice not narrower: the enclosure's own floor
         last = w
-        goal = KFOURIER_AIM * max(float(rel * iv.lower), 1e-9)
-        if t > KFOURIER_TOL0:
-            # after the coarse pass: the usual first tol, or coarser if that suffices
-            nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
+        tiny = up < t
+        if tiny:
+            normal -= 1
+            # eta below this pass's own resolution (q >= 0.40; ~2.55e-33 at k = 2, q = 0.40): the
+            # next tol from eta's scale (kfourier.tiny_scale), no jump limit (such a pass decides
+            # nearly every node far out and costs little more at a far finer tol:
+            # kfourier.settings.COST_EXPONENT_TINY); while no lower end is known, each such pass
+            # leaps further below the upper end (the leap multiplied by the last up / tol)
+            if not lo > 0:
+                leap *= up / t
+            nxt = KFOURIER_AIM * float(rel) * tiny_scale(lo, up) * (1.0 if lo > 0 else leap)
         else:
-            nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
+            goal = KFOURIER_AIM * float(rel) * (lo if lo > 0 else up)
+            if t > KFOURIER_TOL0:
+                # after the coarse pass: the usual first tol, or coarser if that suffices
+                nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
+            else:
+                nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
         if deadline is not None:
             # no finer than the time left allows (kfourier.settings.COST_EXPONENT)
-            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic()))
-        t = max(min(nxt, t / KFOURIER_SHRINK), KFOURIER_TOL_FLOOR)
+            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
+                                      exponent=kf_settings.COST_EXPONENT_TINY if tiny else None))
+        t = max(min(nxt, t / KFOURIER_SHRINK), KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up))
     return iv
 
 

@@ -260,6 +260,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     t = settings.DELTA_TOL0_COARSE if coarse else settings.DELTA_TOL0 if tol is None else tol
     out = None
     passes = 0
+    tiny_left = settings.DELTA_TINY_PASSES
     fine = None                     # the settings' series enclosure until its floor
     while True:
         passes += 1
@@ -288,31 +289,41 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
         if stalled and fine is None and tol is None and red.k < settings.FINE_K_LIMIT \
                 and iv.width > rel * iv.upper:
             fine, stalled = True, False     # the default enclosure's floor: a pass with the fine one
-        limit = settings.DELTA_PASSES + (1 if fine else 0) + coarse
-        if tol is not None or stalled or stopped or passes >= limit or t <= settings.DELTA_TOL_FLOOR:
+        up, lo = float(iv.upper), float(iv.lower)
+        # delta below the pass's own tol (tiny delta, q >= 0.40): the pass does not count, and
+        # the next tol comes from delta's scale (methods' eta passes do the same)
+        tiny = up < t and tiny_left > 0
+        if tiny:
+            tiny_left -= 1
+        limit = settings.DELTA_PASSES + (1 if fine else 0) + coarse + settings.DELTA_TINY_PASSES - tiny_left
+        floor = settings.DELTA_TOL_FLOOR * min(1.0, lo if lo > 0 else up)
+        if tol is not None or stalled or stopped or passes >= limit or t <= floor:
             break
-        want = rel * float(iv.upper)
+        want = rel * up
         got = float(iv.width)
         if got <= want:
             break
-        if t > settings.DELTA_TOL0:
+        if tiny:
+            nxt = 0.5 * rel * tiny_scale(lo, up)
+        elif t > settings.DELTA_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
             nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
         else:
             nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
         if deadline is not None:
             # no finer than the time left allows (settings.COST_EXPONENT)
-            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic()))
-        t = max(min(nxt, t / 2), settings.DELTA_TOL_FLOOR)
+            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
+                                      exponent=settings.COST_EXPONENT_TINY if tiny else None))
+        t = max(min(nxt, t / 2), floor)
     iv, a, b, t = out
     return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)
 
 
-def budget_tol(t: float, spent: float, left: float) -> float:
+def budget_tol(t: float, spent: float, left: float, *, exponent: float | None = None) -> float:
     """The finest heavy-node tolerance whose pass takes at most ``left / settings.BUDGET_SAFETY``
-    seconds if a pass at ``t`` took ``spent`` and the time grows as ``tol^-settings.COST_EXPONENT``
-    (``settings.COARSE_FROM_K``'s note); ``t`` where none finer would, 0 without a measured pass.
-    A float choice of the passes (any tol gives a certified enclosure).
+    seconds if a pass at ``t`` took ``spent`` and the time grows as ``tol^-exponent`` (by default
+    ``settings.COST_EXPONENT``: ``settings.COARSE_FROM_K``'s note); ``t`` where none finer would, 0
+    without a measured pass.  A float choice of the passes (any tol gives a certified enclosure).
 
     >>> budget_tol(1e-2, 100.0, 200.0 * 10 ** settings.COST_EXPONENT) == 1e-3
     True
@@ -322,7 +333,21 @@ def budget_tol(t: float, spent: float, left: float) -> float:
     ratio = left / (settings.BUDGET_SAFETY * spent)
     if ratio <= 1:
         return t
-    return t * ratio ** (-1 / settings.COST_EXPONENT)
+    return t * ratio ** (-1 / (settings.COST_EXPONENT if exponent is None else exponent))
+
+
+def tiny_scale(lo: float, up: float) -> float:
+    """A float guess of a tiny quantity's size from its certified ends ``[lo, up]`` (its passes'
+    next tol is this times the relative width asked): the geometric mean, but at most
+    ``settings.TINY_ABOVE_LOWER`` times the lower end where that is known (the upper end of a walk
+    far coarser than the quantity follows the walk's tol, not the quantity); ``up`` where ``lo`` is 0.
+
+    >>> [f"{tiny_scale(lo, up):.3g}" for lo, up in [(0.0, 1e-12), (1e-30, 1e-26), (5e-36, 4e-12)]]
+    ['1e-12', '1e-28', '5e-30']
+    """
+    if not lo > 0:
+        return up
+    return min(math.sqrt(lo * up), settings.TINY_ABOVE_LOWER * lo)
 
 
 def kfourier_delta(P: Pair, q, lam=None, *, eps=None, tol: float | None = None,

@@ -25,6 +25,14 @@ PARTIAL_DROP = True
 #: (half-steps from 4 down: at L = 40, N = 10^7, k = 16, q = 0.30, tol = 1e-4 the groups' width
 #: falls from 1.34e-3 to 1.22e-3, eta's from 1.50e-3 to 1.37e-3; ``benchmarks/RESULTS.md``, kq30)
 PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
+#: a node is decided (:meth:`walk.Walk.decision`) at the first of these deviations whose Chernoff
+#: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
+#: it fails for one (walk module doc, "Far decisions")
+#: the Fourier items' smoothing and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``,
+#: ``W`` the items' total mass: their errors enter the width times ``W``, so below this mass (tiny
+#: eta) they keep the width's share of a mass-1 walk at no more cost (walk module doc, "Far decisions")
+SMOOTH_MASS = 1e-3
+DECIDE_Z = (8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0)
 #: a group of such children whose bounds leave more than this fraction of its mass open is cut in
 #: halves, at most GROUP_DEPTH times
 GROUP_SPLIT = 0.25
@@ -196,6 +204,14 @@ DELTA_TOL0_COARSE = 1e-3
 #: left: a pass the budget cuts short settles one side only, a coarser one that finishes both
 COST_EXPONENT = 0.5
 BUDGET_SAFETY = 2.0
+#: ... and where eta lies below the pass's own tol (tiny eta, q >= 0.40) as tol^-COST_EXPONENT_TINY:
+#: the walk decides nearly every node far out (walk module doc, "Far decisions"); k = 2, q = 0.40:
+#: 1.7 s at 1e-34, 5.8 s at 1e-38 (0.13)
+COST_EXPONENT_TINY = 0.2
+#: a tiny eta's or delta's size is guessed at most this many times its certified lower end
+#: (:func:`~exactdp.reductions.kfourier.api.tiny_scale`): k = 2, q = 0.40, a first pass at 1e-4 gives
+#: [5.2e-36, 4e-12] for eta = 2.55e-33
+TINY_ABOVE_LOWER = 1e6
 
 #: relative width asked of :func:`kfourier_delta` by default (difference route)
 DELTA_REL = 1e-3
@@ -203,6 +219,9 @@ DELTA_REL = 1e-3
 DELTA_TOL0 = 1e-6
 DELTA_TOL_FLOOR = 1e-11
 DELTA_PASSES = 3
+#: ... besides at most this many passes whose tol lies above delta's upper end (tiny delta: each
+#: takes the next tol from delta's scale, several decades down; methods.KFOURIER_TINY_PASSES)
+DELTA_TINY_PASSES = 8
 
 #: an open group of light children above the last split (its Chernoff ends leave more than
 #: ``tol * REP_OPEN`` of mass open) is bounded by representatives (:meth:`walk.Walk.rep_group`):

@@ -16,6 +16,22 @@ monotonicity certificate below (small ``q``: at ``q = 0.30``, ``k = 16`` its Che
 ``[0.17, 1.26]``), the walk is run again with the level heavy; the certificate is asked at the
 region's margin below ``Ymin`` first, then at ``Ymin`` itself (each suffices for its laws).
 
+**Far decisions (tiny eta).**  A node decision (below: ``Up0`` of the unplaced outputs' sum at
+its ``mean + z sd`` under the threshold; above: ``Lo`` of the light sum at ``mean - z sd`` over it)
+is asked at ``z = 8`` first and, where its Chernoff bound times the node's mass is not below
+``tol / 100``, further out (``settings.DECIDE_Z``, up to 1024) while the check holds (``Up0`` rises
+with its point and ``Lo`` falls, so once it fails it fails further out).  Where eta is tiny
+(``L = 40``, ``N = 10^7``, ``lam = e^2``, ``q = 0.40``: ~2.55e-33 at ``k = 2``) the bound at 8
+deviations (~1e-14) was the walk's floor: the upper end followed tol (8.9e-14, 4.2e-17 at tol
+1e-12, 1e-16, 1232 nodes at 1e-16, lower end 0).  Now the root is decided at tol 1e-9 and at tol
+1e-38 the walk gives [2.55184e-33, 2.55193e-33] (818 nodes, 5.8 s).  The Fourier items' smoothing
+and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``, ``W`` the items' total mass (their
+errors enter the width times ``W``): at tol 1e-34 the decay bands of a smoothing at tol's own
+resolution took 298 of the walk's 300 s, the walk now 1.7 s.  Where eta is a large deviation of
+many heavy outputs (``k = 2``, ``q >= 0.41``; ``k <= 16``, ``q >= 0.42``) the decisions give an
+upper bound (the root decided below) and the enumeration at eta's scale is out of reach (``k = 2``,
+``q = 0.41``, tol 4e-195: over 600 s); that needs an exponentially tilted walk (not built).
+
 **Decisions by the coupling.**  Among the children of one node with the same changed-user
 count, ``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (next
 paragraph).  So a child decided above (``P[R <= thr | A0] <= B``) decides every child with
@@ -300,6 +316,7 @@ class Walk(LightLaws):
         self.hull_items = 0                    # children bounded by hull_group
         self.rep_nodes = 0                     # representatives expanded by rep_group
         self.floor_used = 0                    # decisions and group ends settled by floor counts
+        self.smooth_scale = 1.0                # flush: the smoothing's tol over the items' mass
 
     def leaf_bin(self, E, x0) -> tuple:
         """``(b, x)``: the bin of the leaf's own ``tau = 2 alpha`` (``pilot_leaf``'s first-order
@@ -818,46 +835,55 @@ class Walk(LightLaws):
         return cert
 
     def _decision(self, l, n, m, poly, pm, *, above: bool, beta=None):
-        """:meth:`decision` at the given counts, ``beta`` (a floor count's failure) added to ``B``."""
+        """:meth:`decision` at the given counts, ``beta`` (a floor count's failure) added to ``B``.
+        The check is asked at ``DECIDE_Z[0]`` deviations, then further out while its Chernoff
+        bound is too weak for the node's mass (module doc, "Far decisions"): the check's outcome
+        is monotone in ``z`` (``Up0`` rises with the point, ``Lo`` falls), so the first failure ends."""
         k, thr = self.k, self.thr
         cf = poly.coeffs()
         if above:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
-            xz = law.meanf - 8 * law.sdf
-            if not xz > 0:
-                return None
         else:
             rl = self.rest_law(l, n, m)
-            xz = rl.meanf + 8 * rl.sdf
-        if self.alpha.is_zero() and settings.NODE_POLY:
-            # the series walk: the check as a polynomial (NodePoly), no screens (the weights
-            # at each light law's point built once)
-            npoly = NodePoly(cf, self.kappa, k)
+        npoly = E = None
+        for z in settings.DECIDE_Z:
             if above:
-                ok = npoly.values(self._node_cols(("ndl", n, m), [(xz, P2hi)]))[0] > thr
+                xz = law.meanf - z * law.sdf
+                if not xz > 0:
+                    return None
             else:
-                ok = npoly.values(self._node_cols(("ndu", l, n, m), [(xz, None)]))[0] < thr
-        else:
-            E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
-            scr = self._screen(E)
-            if above:
-                lscr = self._lo_screen(scr, P2lo, P2hi)
-                ok = not (scr.below(xz + self._alpha_p2(P2hi)) or lscr.below(xz)) and \
-                    Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha).lo(arb(xz)) > thr
+                xz = rl.meanf + z * rl.sdf
+            if self.alpha.is_zero() and settings.NODE_POLY:
+                # the series walk: the check as a polynomial (NodePoly), no screens (the weights
+                # at each light law's point built once)
+                if npoly is None:
+                    npoly = NodePoly(cf, self.kappa, k)
+                if above:
+                    ok = npoly.values(self._node_cols(("ndl", n, m, z), [(xz, P2hi)]))[0] > thr
+                else:
+                    ok = npoly.values(self._node_cols(("ndu", l, n, m, z), [(xz, None)]))[0] < thr
             else:
-                ok = not scr.above(xz) and \
-                    Threshold(E, self.kappa, k, arb(0), arb(0), arb(0)).up(arb(xz)) < thr
-        if not ok:
-            return None
-        key = ("dlo", n, m) if above else ("dup", l, n, m)
-        if key not in self.laws:
-            self.laws[key] = (law.chernoff(xz, False) if above else rl.chernoff(xz, True))[0]
-        B = self.laws[key]
-        if beta is not None:
-            B = B + beta
-        if not pm * float_hi(B) < self.tol * 1e-2:
-            return None
-        return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
+                if E is None:
+                    E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+                    scr = self._screen(E)
+                if above:
+                    lscr = self._lo_screen(scr, P2lo, P2hi)
+                    ok = not (scr.below(xz + self._alpha_p2(P2hi)) or lscr.below(xz)) and \
+                        Threshold(E, self.kappa, k, P2lo, P2hi, self.wmax, alpha=self.alpha).lo(arb(xz)) > thr
+                else:
+                    ok = not scr.above(xz) and \
+                        Threshold(E, self.kappa, k, arb(0), arb(0), arb(0)).up(arb(xz)) < thr
+            if not ok:
+                return None
+            key = ("dlo", n, m, z) if above else ("dup", l, n, m, z)
+            if key not in self.laws:
+                self.laws[key] = (law.chernoff(xz, False) if above else rl.chernoff(xz, True))[0]
+            B = self.laws[key]
+            if beta is not None:
+                B = B + beta
+            if pm * float_hi(B) < self.tol * 1e-2:
+                return ("above", arb(float_hi(B)), fail) if above else ("below", arb(float_hi(B)))
+        return None
 
     def settle(self, cert, P, Q):
         """Add a :meth:`decision` for a row's end (:meth:`split_row`) of masses ``P`` (lower
@@ -1144,6 +1170,11 @@ class Walk(LightLaws):
     # ----------------------------------------------------------------- Fourier
     def flush(self):
         """One Gil-Pelaez integral per bin of the light statistic."""
+        # the smoothing and the decay bands' accuracy relative to the items' total mass (module
+        # doc, "Far decisions"): their errors enter the width times the items' mass
+        W = max(sum(max(sum(_mass((P,)) for *_, P in its) for its in sides) for sides in self.pend.values()),
+                1e-300)
+        self.smooth_scale = max(1.0, settings.SMOOTH_MASS / W)
         for b in sorted(self.pend, key=lambda b: b if isinstance(b, tuple) else (b, 0)):
             self.b = b
             self.pend_up, self.pend_dn = self.pend[b]
@@ -1163,7 +1194,8 @@ class Walk(LightLaws):
         n0 = min(n for n, _, _, _ in items)
         # the smoothing for the light laws with at least n0 null outputs (module doc of integral)
         a, sg, U1, T1, T2 = integral.smoothing(self.law(n0, 0)[0], n_min=max(2, self.n_users - self.n_slack),
-                                               sg_base=self.sg_base, tol=self.tol, eps_int=self.eps_int,
+                                               sg_base=self.sg_base, tol=self.tol * self.smooth_scale,
+                                               eps_int=self.eps_int * self.smooth_scale,
                                                decay=self.decay, key=self.b)
         aa = arb(a)
         sides = []

@@ -1,0 +1,88 @@
+"""Tiny eta at deployment scale (walk module doc, "Far decisions"; issue 20): at L = 40,
+N = 10^7, lam = e^2, q = 0.40 the k-copies eta is ~1e-33 (k = 2), far below the walk's default
+tolerances.  The node decisions go out to the deviation their Chernoff bound needs
+(``settings.DECIDE_Z``), the integrals' smoothing follows the items' mass
+(``settings.SMOOTH_MASS``) and the passes take the tol from eta's scale: relative width 1e-3.
+Checked against an independent route, an importance-sampling Monte Carlo (seeded, floats)."""
+
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from exactdp.model.mechanism import Mechanism
+from exactdp.reductions import methods
+from exactdp.reductions.kfourier import kfourier_details, settings
+from exactdp.reductions.pairs import canonical_pair
+
+DEPLOY = canonical_pair(10**7, 40, 2)
+
+
+def test_decide_z_ascends_from_eight():
+    """The check's outcome is monotone in z, so the grid must ascend (the first failure ends)."""
+    z = settings.DECIDE_Z
+    assert z[0] == 8.0 and all(a < b for a, b in zip(z, z[1:]))
+
+
+def test_far_decisions_reach_relative_width():
+    """Two tolerances far below eta: both enclosures certified (they overlap), the finer one
+    narrower than 1e-3 of eta and above 0 (a lower end: the walk found the heavy counts that
+    carry eta, not only a bound)."""
+    a = kfourier_details(DEPLOY, "0.40", eps=2, tol=1e-30).eta
+    b = kfourier_details(DEPLOY, "0.40", eps=2, tol=1e-38).eta
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert b.lower > 0 and b.width <= F(1, 1000) * b.lower
+    assert 1e-34 < float(b.lower) < 1e-31
+
+
+def test_passes_take_tol_from_eta_scale():
+    """The passes (CLI and ``eta(..., digits=3)``) meet a relative 1e-3 for tiny eta; they used to
+    stop at an absolute 1e-9 (``[5.22e-36, 3.72e-10]``)."""
+    iv = methods.eta(DEPLOY, F(2, 5), eps=2, digits=3, method="kfourier")
+    assert iv.lower > 0 and iv.width <= F(1, 1000) * iv.upper
+
+
+def _importance_sampled_eta(N, L, k, q, lam, n, seed):
+    """``P[R > lam]`` (forward, k = 2) by exponential tilting of every output's level law towards
+    ``E S = sqrt(lam)`` (``S = sum w``), floats: ``(estimate, standard error)``.  For k = 2,
+    ``e_2 = (S^2 - p_2) / 2``; the likelihood ratio is ``m_0^n0 m_1^n1 e^(-theta S)``."""
+    assert k == 2
+    rng = np.random.default_rng(seed)
+    mech = Mechanism(L, q)
+    pi0 = np.array([float(x) for x in mech.pi0])
+    pi1 = np.array([float(x) for x in mech.pi1])
+    pi1 /= pi1.sum()
+    M = k * N
+    w = np.array([float(x) for x in mech.c]) / M
+    n0, n1 = k * (N - 1), k
+
+    def tilted(th):
+        a0, a1 = pi0 * np.exp(th * w), pi1 * np.exp(th * w)
+        return a0, a1, n0 * (a0 @ w) / a0.sum() + n1 * (a1 @ w) / a1.sum()
+    lo, hi = 0.0, 1.0
+    while tilted(hi)[2] < math.sqrt(lam):
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if tilted(mid)[2] < math.sqrt(lam) else (lo, mid)
+    a0, a1, _ = tilted(hi)
+    lm = n0 * math.log(a0.sum()) + n1 * math.log(a1.sum())
+    cnt = rng.multinomial(n0, a0 / a0.sum(), size=n) + rng.multinomial(n1, a1 / a1.sum(), size=n)
+    S, p2 = cnt @ w, cnt @ (w * w)
+    kappa = M / (M - 1) * 2                        # M^2 / C(M, 2)
+    hit = kappa * (S * S - p2) / 2 > lam
+    lw = np.where(hit, lm - hi * S, -np.inf)
+    top = lw.max()
+    x = np.exp(lw - top)
+    return float(x.mean()) * math.exp(top), float(x.std() / math.sqrt(n)) * math.exp(top)
+
+
+def test_importance_sampling_agrees():
+    """The independent route: a seeded importance-sampling Monte Carlo lands within four
+    standard errors of the certified enclosure (its own spread is ~40 %: a weak check of the
+    scale, which a tol-sized or a dropped-mass answer would fail by orders of magnitude)."""
+    iv = kfourier_details(DEPLOY, "0.40", eps=2, tol=1e-36).eta
+    est, se = _importance_sampled_eta(10**7, 40, 2, "0.40", math.exp(2), 40_000, seed=7)
+    assert se < 0.6 * est and float(iv.width) < se
+    assert float(iv.lower) - 4 * se <= est <= float(iv.upper) + 4 * se
