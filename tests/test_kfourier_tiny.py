@@ -86,3 +86,37 @@ def test_importance_sampling_agrees():
     est, se = _importance_sampled_eta(10**7, 40, 2, "0.40", math.exp(2), 40_000, seed=7)
     assert se < 0.6 * est and float(iv.width) < se
     assert float(iv.lower) - 4 * se <= est <= float(iv.upper) + 4 * se
+
+
+def _readme() -> str:
+    from pathlib import Path
+    return " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+
+
+def _printed(capsys, argv) -> str:
+    from exactdp.apps.cli import main
+    assert main(argv + ["--quiet"]) == 0
+    return capsys.readouterr().out.split("  (")[0].strip()
+
+
+def test_readme_quote_of_the_tiny_eta(capsys):
+    """README's tiny-eta quote (k = 2, q = 0.40), fresh from the command line."""
+    printed = _printed(capsys, ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.40",
+                                "--eps", "2", "--digits", "3"])
+    assert f"prints `{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
+def test_readme_quote_of_the_tiny_delta(capsys):
+    """README's tiny-delta quote (k = 2, q = 0.40; ~30 s), fresh from the command line."""
+    printed = _printed(capsys, ["delta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.40",
+                                "--eps", "2", "--digits", "3"])
+    assert f"prints `{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
+def test_readme_quote_of_the_upper_bound_regime(capsys):
+    """README's quote where only an upper bound is reached (k = 2, q = 0.42), fresh."""
+    printed = _printed(capsys, ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.42",
+                                "--eps", "2", "--digits", "3"])
+    assert f"`{printed}`" in _readme(), printed

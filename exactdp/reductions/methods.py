@@ -89,7 +89,7 @@ KFOURIER_AIM = 0.1
 KFOURIER_PASSES = 6
 #: ... besides at most this many passes whose tol is above eta's upper end (tiny eta: each takes
 #: the next tol from eta's scale, several decades down)
-KFOURIER_TINY_PASSES = 8
+KFOURIER_TINY_PASSES = 16
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -239,8 +239,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     certified, so the result is their intersection); a first pass that cannot certify
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
     not 20 % narrower than the last marks the default series enclosure's floor: below
-    ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); two more
-    such passes end the passes, and so does a pass answered by the lower-tail product bound alone
+    ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); one more
+    such pass (two where the fine settings are not taken) ends the passes, and so does a pass answered by the lower-tail product bound alone
     (``eta`` near 1: :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
     reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
     the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
@@ -258,6 +258,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
     normal = 0                                 # passes counted against KFOURIER_PASSES
+    fine_floor = False                         # the fine settings taken at the default one's floor
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
@@ -301,10 +302,13 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         if strikes and not run.fine and P.k < kf_settings.FINE_K_LIMIT:
             # the default series enclosure's floor: the next passes with the fine one (narrower,
             # ~2-3x the cost; kfourier.series module doc), from the same tol
-            hint["fine"], strikes, last = True, 0, None
+            hint["fine"], strikes, last, fine_floor = True, 0, None, True
             continue
-        if strikes == 2:
-            break                              # twice not narrower: the enclosure's own floor
+        if strikes == 2 or (strikes and fine_floor):
+            # twice not narrower, or once after the fine settings were taken at the default
+            # one's floor: the enclosure's own floor (k = 16, q = 0.39: 1.0e-10 from tol 4e-14
+            # to 1.5e-18, the last pass alone 148 of 320 s)
+            break
         last = w
         tiny = up < t
         if tiny:
