@@ -93,33 +93,28 @@ def _readme() -> str:
     return " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
 
 
-def _printed(capsys, argv) -> str:
+def _printed(capsys, quantity: str, q: str) -> str:
+    """What ``exactdp QUANTITY --k 2 -N 10000000 -L 40 -q Q --eps 2 --digits 3`` prints, up to
+    its parenthesis (e.g. ``eta in [2.55e-33, 2.56e-33]``)."""
     from exactdp.apps.cli import main
-    assert main(argv + ["--quiet"]) == 0
+    assert main([quantity, "--k", "2", "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
+                 "--digits", "3", "--quiet"]) == 0
     return capsys.readouterr().out.split("  (")[0].strip()
 
 
 def test_readme_quote_of_the_tiny_eta(capsys):
     """README's tiny-eta quote (k = 2, q = 0.40), fresh from the command line."""
-    printed = _printed(capsys, ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.40",
-                                "--eps", "2", "--digits", "3"])
+    printed = _printed(capsys, "eta", "0.40")
     assert f"prints `{printed}`" in _readme(), printed
 
 
 @pytest.mark.slow
-def test_readme_quote_of_the_tiny_delta(capsys):
-    """README's tiny-delta quote (k = 2, q = 0.40; ~30 s), fresh from the command line."""
-    printed = _printed(capsys, ["delta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.40",
-                                "--eps", "2", "--digits", "3"])
-    assert f"prints `{printed}`" in _readme(), printed
-
-
-@pytest.mark.slow
-def test_readme_quote_of_the_upper_bound_regime(capsys):
-    """README's quote where only an upper bound is reached (k = 2, q = 0.42), fresh."""
-    printed = _printed(capsys, ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.42",
-                                "--eps", "2", "--digits", "3"])
-    assert f"`{printed}`" in _readme(), printed
+@pytest.mark.parametrize("quantity, q, lead", [("delta", "0.40", "prints "), ("eta", "0.42", "")])
+def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity, q, lead):
+    """README's tiny-delta quote (k = 2, q = 0.40; ~30 s) and its quote where only an upper bound
+    is reached (eta, k = 2, q = 0.42), fresh from the command line."""
+    printed = _printed(capsys, quantity, q)
+    assert f"{lead}`{printed}`" in _readme(), printed
 
 
 @pytest.mark.slow
