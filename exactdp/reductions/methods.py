@@ -240,8 +240,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
     not 20 % narrower than the last marks the default series enclosure's floor: below
     ``FINE_K_LIMIT`` the next passes take the fine series settings (from the same tol); one more
-    such pass (two where the fine settings are not taken) ends the passes, and so does a pass answered by the lower-tail product bound alone
-    (``eta`` near 1: :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
+    such pass (two where the fine settings are not taken) ends the passes, and so does a pass
+    answered by the lower-tail product bound alone (``eta`` near 1:
+    :mod:`~exactdp.reductions.kfourier.lowertail`).  ``progress(nodes)`` is
     reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
     the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
     ``kfourier.settings.COARSE_FROM_K`` on, a coarse pass (``KFOURIER_TOL0_COARSE``) comes first, so that a

@@ -25,13 +25,13 @@ PARTIAL_DROP = True
 #: (half-steps from 4 down: at L = 40, N = 10^7, k = 16, q = 0.30, tol = 1e-4 the groups' width
 #: falls from 1.34e-3 to 1.22e-3, eta's from 1.50e-3 to 1.37e-3; ``benchmarks/RESULTS.md``, kq30)
 PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
-#: a node is decided (:meth:`walk.Walk.decision`) at the first of these deviations whose Chernoff
-#: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
-#: it fails for one (walk module doc, "Far decisions")
 #: the Fourier items' smoothing and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``,
 #: ``W`` the items' total mass: their errors enter the width times ``W``, so below this mass (tiny
 #: eta) they keep the width's share of a mass-1 walk at no more cost (walk module doc, "Far decisions")
 SMOOTH_MASS = 1e-3
+#: a node is decided (:meth:`walk.Walk.decision`) at the first of these deviations whose Chernoff
+#: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
+#: it fails for one (walk module doc, "Far decisions")
 DECIDE_Z = (8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0)
 #: a group of such children whose bounds leave more than this fraction of its mass open is cut in
 #: halves, at most GROUP_DEPTH times
