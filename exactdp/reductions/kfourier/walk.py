@@ -27,10 +27,12 @@ deviations (~1e-14) was the walk's floor: the upper end followed tol (8.9e-14, 4
 1e-38 the walk gives [2.55184e-33, 2.55193e-33] (818 nodes, 5.8 s).  The Fourier items' smoothing
 and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``, ``W`` the items' total mass (their
 errors enter the width times ``W``): at tol 1e-34 the decay bands of a smoothing at tol's own
-resolution took 298 of the walk's 300 s, the walk now 1.7 s.  Where eta is a large deviation of
-many heavy outputs (``k = 2``, ``q >= 0.41``; ``k <= 16``, ``q >= 0.42``) the decisions give an
-upper bound (the root decided below) and the enumeration at eta's scale is out of reach (``k = 2``,
-``q = 0.41``, tol 4e-195: over 600 s); that needs an exponentially tilted walk (not built).
+resolution took 298 of the walk's 300 s, the walk now 1.7 s.  Further out the passes still reach
+eta (``k = 2``, ``q = 0.41``: [1.39e-153, 1.40e-153] in seconds; ``k = 16``: [6.84e-88, 6.91e-88]
+in 600 s), but where eta is a large deviation of many heavy outputs (``k = 2`` from ``q = 0.42``)
+the decisions give only an upper bound (the root decided below; the passes' float tols end near
+1e-300) and a walk at eta's scale is out of reach (``k = 2``, ``q = 0.41``, tol 4e-195, 40 decades
+below eta: over 600 s); that needs an exponentially tilted walk (not built).
 
 **Decisions by the coupling.**  Among the children of one node with the same changed-user
 count, ``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (next
