@@ -282,7 +282,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
         got = run.eta                          # the same enclosure holds for ">=" (inclusive)
         iv = got if iv is None else iv.intersect(got)
         up, lo = float(iv.upper), float(iv.lower)
-        if iv.width <= rel * iv.upper or t <= KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up):
+        floor = KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up)
+        if iv.width <= rel * iv.upper or t <= floor:
             break
         if run.stopped:
             break                              # the time budget ran out
@@ -333,7 +334,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # no finer than the time left allows (kfourier.settings.COST_EXPONENT)
             nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
                                       exponent=kf_settings.COST_EXPONENT_TINY if tiny else None))
-        t = max(min(nxt, t / KFOURIER_SHRINK), KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up))
+        t = max(min(nxt, t / KFOURIER_SHRINK), floor)
     return iv
 
 

@@ -1174,7 +1174,7 @@ class Walk(LightLaws):
         """One Gil-Pelaez integral per bin of the light statistic."""
         # the smoothing and the decay bands' accuracy relative to the items' total mass (module
         # doc, "Far decisions"): their errors enter the width times the items' mass
-        W = max(sum(max(sum(_mass((P,)) for *_, P in its) for its in sides) for sides in self.pend.values()),
+        W = max(sum(max(sum(float_hi(P) for *_, P in its) for its in sides) for sides in self.pend.values()),
                 1e-300)
         self.smooth_scale = max(1.0, settings.SMOOTH_MASS / W)
         for b in sorted(self.pend, key=lambda b: b if isinstance(b, tuple) else (b, 0)):
