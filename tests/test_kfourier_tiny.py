@@ -43,6 +43,27 @@ def test_passes_take_tol_from_eta_scale():
     assert iv.lower > 0 and iv.width <= F(1, 1000) * iv.upper
 
 
+def test_pilot_reaches_leaves_below_its_first_tol():
+    """eta ~ 3.9e-9 (k = 16, q = 0.39): the pilot's first walk (at 1e-5) weighs no leaf; it goes
+    down to eta's scale, so ``alpha`` (and the leaves' tau) cancels p_2.  With ``alpha = 0`` the
+    relative width at tol 1e-11 is 2.7e-2 (measured), with the pilot's 4e-3."""
+    r = kfourier_details(canonical_pair(10**7, 40, 16), "0.39", eps=2, tol=1e-11)
+    assert r.alpha > 0 and r.eta.lower > 0
+    assert r.eta.width <= F(1, 100) * r.eta.lower
+
+
+@pytest.mark.slow
+def test_pilot_alpha_narrows_and_agrees_with_alpha_zero():
+    """The same at tol 1e-13: relative width <= 1e-3 (with ``alpha = 0``: 2.5e-2, measured), and
+    the walk with ``alpha = 0`` (valid too, only wider) overlaps it."""
+    P = canonical_pair(10**7, 40, 16)
+    a = kfourier_details(P, "0.39", eps=2, tol=1e-13)
+    b = kfourier_details(P, "0.39", eps=2, tol=1e-13, alpha=0.0, extra_light=a.extra_light)
+    assert a.eta.width <= F(1, 1000) * a.eta.lower
+    assert a.eta.lower <= b.eta.upper and b.eta.lower <= a.eta.upper
+    assert 10 * a.eta.width < b.eta.width
+
+
 def _importance_sampled_eta(N, L, k, q, lam, n, seed):
     """``P[R > lam]`` (forward, k = 2) by exponential tilting of every output's level law towards
     ``E S = sqrt(lam)`` (``S = sum w``), floats: ``(estimate, standard error)``.  For k = 2,

@@ -62,13 +62,30 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
                  deadline=None) -> float:
     """``alpha`` of ``y = p_1 - alpha p_2`` from a coarse pilot walk (no integrals): the
     mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
-    A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure."""
-    try:
-        run = Walk(red, q, lam, eps, max(tol * 100, 1e-5), prec, max_nodes=max_nodes, pilot=True,
-                   changed=changed, upper=upper, deadline=deadline)
-        run.run()
-    except (CapacityError, PrecisionError):
-        return 0.0
+    A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure.
+
+    The pilot runs at ``max(100 tol, settings.PILOT_TOL)``; where it weighs no leaf (eta far
+    below that tol: every node decided or dropped) it runs again at ``settings.PILOT_BELOW``
+    times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
+    ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``.  (With the first pilot only,
+    every walk at eta ~ 4e-9 ran with ``alpha = 0``: ``p_2`` uncancelled, the relative width
+    stuck at 2.5e-2 at ``k = 16``, ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
+    t = max(tol * 100, settings.PILOT_TOL)
+    for i in range(settings.PILOT_TRIES):
+        try:
+            run = Walk(red, q, lam, eps, t, prec, max_nodes=max_nodes, pilot=True,
+                       changed=changed, upper=upper, deadline=deadline)
+            run.run()
+        except (CapacityError, PrecisionError):
+            return 0.0
+        if run.pilot_den > 0 or run.expired() or t <= tol * 100:
+            break
+        # no leaf weighed: eta lies below this tol, within the pilot's decided ends (its leaves'
+        # mass, none here, is all it leaves out)
+        t = max(tol * 100, settings.PILOT_BELOW * tiny_scale(max(float(run.lo.lower()), 0.0),
+                                                            float_hi(run.hi + run.dropped)))
+        if i == settings.PILOT_TRIES - 2:
+            t = tol * 100
     if not run.pilot_den > 0:
         return 0.0
     a = run.pilot_num / run.pilot_den

@@ -96,6 +96,13 @@ EXTRA_LIGHT = 1
 #: width falls from 0.19 to 1.3e-2, 463 CPU s)
 EXTRA_LIGHT_MAX_K = 64
 
+#: the pilot walk that chooses ``alpha`` (api ``_pilot_alpha``) runs at ``max(100 tol, PILOT_TOL)``,
+#: and where it weighs no leaf (eta far below that) again at ``PILOT_BELOW`` times the scale of its
+#: own ends (``tiny_scale``), at most ``PILOT_TRIES`` walks, the last at ``100 tol``
+PILOT_TOL = 1e-5
+PILOT_BELOW = 1e-2
+PILOT_TRIES = 4
+
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
 
