@@ -114,11 +114,11 @@ def _readme() -> str:
     return " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
 
 
-def _printed(capsys, quantity: str, q: str) -> str:
-    """What ``exactdp QUANTITY --k 2 -N 10000000 -L 40 -q Q --eps 2 --digits 3`` prints, up to
+def _printed(capsys, quantity: str, q: str, k: int = 2) -> str:
+    """What ``exactdp QUANTITY --k K -N 10000000 -L 40 -q Q --eps 2 --digits 3`` prints, up to
     its parenthesis (e.g. ``eta in [2.55e-33, 2.56e-33]``)."""
     from exactdp.apps.cli import main
-    assert main([quantity, "--k", "2", "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
+    assert main([quantity, "--k", str(k), "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
                  "--digits", "3", "--quiet"]) == 0
     return capsys.readouterr().out.split("  (")[0].strip()
 
@@ -130,11 +130,13 @@ def test_readme_quote_of_the_tiny_eta(capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("quantity, q, lead", [("delta", "0.40", "prints "), ("eta", "0.42", "")])
-def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity, q, lead):
-    """README's tiny-delta quote (k = 2, q = 0.40; ~30 s) and its quote where only an upper bound
-    is reached (eta, k = 2, q = 0.42), fresh from the command line."""
-    printed = _printed(capsys, quantity, q)
+@pytest.mark.parametrize("quantity, q, k, lead", [("delta", "0.40", 2, "prints "), ("eta", "0.42", 2, ""),
+                                                  ("eta", "0.39", 16, "prints ")])
+def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity, q, k, lead):
+    """README's tiny-delta quote (k = 2, q = 0.40; ~30 s), its quote where only an upper bound
+    is reached (eta, k = 2, q = 0.42) and the k = 16, q = 0.39 eta (~30 s), fresh from the
+    command line."""
+    printed = _printed(capsys, quantity, q, k)
     assert f"{lead}`{printed}`" in _readme(), printed
 
 

@@ -202,6 +202,35 @@ def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
         assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] == pytest.approx(second)
 
 
+def test_kfourier_tiny_passes_do_not_follow_the_clock(monkeypatch):
+    # eta ~ 1e-400, far below every pass: each pass returns [0, 1e-3 tol].  The tols asked are the
+    # same whether a pass takes 0.1 or 5 s of a 900 s budget (the budget rule's leaps followed the
+    # clock: the same query printed 1.94e-291 or 3.86e-282 by load), and each is at least
+    # TINY_JUMP times the last
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    from exactdp.reductions.kfourier import settings as kf_settings
+    now = [0.0]
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+
+    def run(per_pass):
+        asked = []
+
+        def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
+            asked.append(tol)
+            now[0] += per_pass
+            up = Fraction(tol / 1000).limit_denominator(10 ** 30) if tol > 1e-290 else Fraction(0)
+            return kfourier.KFourier(Interval(Fraction(0), up), (), 1, 0, 0.0, 0.0, 0.0, 0)
+        monkeypatch.setattr(kfourier, "kfourier_details", fake)
+        now[0] = 0.0
+        methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3, deadline=900.0)
+        return asked
+    fast, slow = run(0.1), run(5.0)
+    assert fast == slow and len(fast) > 3
+    assert all(b >= a * kf_settings.TINY_JUMP * (1 - 1e-12) for a, b in zip(fast, fast[1:]))
+
+
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
     # width never below 1e-3: two passes in a row not narrower end the search (not all
     # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)

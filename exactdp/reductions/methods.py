@@ -261,6 +261,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     normal = 0                                 # passes counted against KFOURIER_PASSES
     fine_floor = False                         # the fine settings taken at the default one's floor
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
+    began = time.monotonic()
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
             break
@@ -322,7 +323,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # leaps further below the upper end (the leap multiplied by the last up / tol)
             if not lo > 0:
                 leap *= up / t
-            nxt = KFOURIER_AIM * float(rel) * tiny_scale(lo, up) * (1.0 if lo > 0 else leap)
+            nxt = max(KFOURIER_AIM * float(rel) * tiny_scale(lo, up) * (1.0 if lo > 0 else leap),
+                      t * kf_settings.TINY_JUMP)
         else:
             goal = KFOURIER_AIM * float(rel) * (lo if lo > 0 else up)
             if t > KFOURIER_TOL0:
@@ -330,8 +332,12 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
             else:
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
-        if deadline is not None:
-            # no finer than the time left allows (kfourier.settings.COST_EXPONENT)
+        if deadline is not None and (not tiny or time.monotonic() - began
+                                     > kf_settings.TINY_BUDGET_FROM * (deadline - began)):
+            # no finer than the time left allows (kfourier.settings.COST_EXPONENT); the tiny passes
+            # (seconds each) only once they have spent a share of the budget: their leaps were set
+            # by the clock (k = 2, q = 0.42 printed 1.94e-291 or 3.86e-282 by load); TINY_JUMP
+            # bounds them instead
             nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
                                       exponent=kf_settings.COST_EXPONENT_TINY if tiny else None))
         t = max(min(nxt, t / KFOURIER_SHRINK), floor)

@@ -67,9 +67,16 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
     The pilot runs at ``max(100 tol, settings.PILOT_TOL)``; where it weighs no leaf (eta far
     below that tol: every node decided or dropped) it runs again at ``settings.PILOT_BELOW``
     times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
-    ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``.  (With the first pilot only,
+    ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``; with a ``deadline``, within
+    ``settings.PILOT_SHARE`` of the time left (a pilot cut short gives the ``alpha`` of the leaves it
+    weighed).  (With the first pilot only,
     every walk at eta ~ 4e-9 ran with ``alpha = 0``: ``p_2`` uncancelled, the relative width
     stuck at 2.5e-2 at ``k = 16``, ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
+    if deadline is not None:
+        # a share of the time left: the walk after it needs the rest (k = 64, q = 0.40: a pilot
+        # at 100 tol = 2e-25 took the whole 600 s)
+        now = time.monotonic()
+        deadline = now + settings.PILOT_SHARE * max(deadline - now, 0.0)
     t = max(tol * 100, settings.PILOT_TOL)
     for i in range(settings.PILOT_TRIES):
         try:
@@ -278,6 +285,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     out = None
     passes = 0
     tiny_left = settings.DELTA_TINY_PASSES
+    began = time.monotonic()
     fine = None                     # the settings' series enclosure until its floor
     while True:
         passes += 1
@@ -321,14 +329,16 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
         if got <= want:
             break
         if tiny:
-            nxt = 0.5 * rel * tiny_scale(lo, up)
+            nxt = max(0.5 * rel * tiny_scale(lo, up), t * settings.TINY_JUMP)
         elif t > settings.DELTA_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
             nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
         else:
             nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
-        if deadline is not None:
-            # no finer than the time left allows (settings.COST_EXPONENT)
+        if deadline is not None and (not tiny or time.monotonic() - began
+                                     > settings.TINY_BUDGET_FROM * (deadline - began)):
+            # no finer than the time left allows (settings.COST_EXPONENT; the tiny passes only
+            # past a share of the budget, as methods' eta passes)
             nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
                                       exponent=settings.COST_EXPONENT_TINY if tiny else None))
         t = max(min(nxt, t / 2), floor)

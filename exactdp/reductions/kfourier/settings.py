@@ -102,6 +102,8 @@ EXTRA_LIGHT_MAX_K = 64
 PILOT_TOL = 1e-5
 PILOT_BELOW = 1e-2
 PILOT_TRIES = 4
+#: ... and with a time budget, within this share of the time left
+PILOT_SHARE = 0.25
 
 #: light statistic ``y = p_1 - alpha p_2`` (True) or ``x = p_1`` (False); module doc
 ALPHA_SHIFT = True
@@ -215,6 +217,14 @@ BUDGET_SAFETY = 2.0
 #: the walk decides nearly every node far out (walk module doc, "Far decisions"); k = 2, q = 0.40:
 #: 1.7 s at 1e-34, 5.8 s at 1e-38 (0.13)
 COST_EXPONENT_TINY = 0.2
+#: ... applied to those passes only once the passes have spent this share of the budget (before,
+#: each pass's leap, below 1e-15 at ~0.5 s a pass, followed the clock: the same query printed
+#: different enclosures by the machine's load); a walk still stops at the deadline itself
+TINY_BUDGET_FROM = 0.1
+#: ... and each such pass's tol at least this times the last one's: a leap from the lower end's scale
+#: alone can land where the walk explodes (k = 2, q = 0.41: from 3.3e-92, [4e-197, 2e-94], to 4e-195,
+#: > 300,000 nodes; the budget rule had bounded the leaps, by the clock, to ~1e-16)
+TINY_JUMP = 1e-16
 #: a tiny eta's or delta's size is guessed at most this many times its certified lower end
 #: (:func:`~exactdp.reductions.kfourier.api.tiny_scale`): k = 2, q = 0.40, a first pass at 1e-4 gives
 #: [5.2e-36, 4e-12] for eta = 2.55e-33
