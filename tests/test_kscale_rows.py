@@ -48,10 +48,15 @@ def test_k2_row_decisions_recomputed():
 
 
 def test_readme_quotes_the_reverse_rows():
-    """003's reverse direction at q_hi, quoted as upper bounds in the README."""
+    """003's reverse direction at q_hi: certified to relative width 1e-3 (the passes, not one walk;
+    1.04e-3 at k = 32, the light series' floor there), quoted in the README outward to four
+    digits."""
     text = " ".join(README.read_text().split())
     rows = {r["k"]: r for r in load_rows()}
-    for k, printed in ((32, "3.6e-9"), (64, "9.1e-7"), (128, "4.7e-5"), (200, "2.3e-4")):
-        up = rows[k]["reverse_eta_at_q_hi"][1]
-        assert up <= float(printed) < 1.1 * up
-        assert f"η ≤ {printed} at k = {k}" in text or f"≤ {printed} at k = {k}" in text
+    quoted = {(32, "3.753e-11", "3.758e-11"), (64, "3.966e-7", "3.971e-7"), (128, "4.658e-5", "4.661e-5"),
+              (200, "2.273e-4", "2.275e-4")}
+    for k, a, b in quoted:
+        lo, hi = rows[k]["reverse_eta_at_q_hi"]
+        assert rows[k]["reverse_digits"] == 3 and 0 < lo and hi - lo <= (1.04e-3 if k == 32 else 1e-3) * hi
+        assert float(a) <= lo <= hi <= float(b) and float(b) - float(a) <= (hi - lo) + 2e-3 * hi
+        assert f"[{a}, {b}] at k = {k}" in text

@@ -102,7 +102,10 @@ _K16 = canonical_pair(10**7, 40, 16)
 
 def test_kfourier_passes_reuse_the_first_pass_plan(monkeypatch):
     # the first pass runs the pilot walk (no hint); every later one is given its alpha and
-    # extra_light, so no pilot walk and no retry is repeated
+    # extra_light, so no pilot walk and no retry is repeated (the step to a heavier walk at the
+    # floor off: its own test)
+    from exactdp.reductions.kfourier import settings as kf_settings
+    monkeypatch.setattr(kf_settings, "HEAVIER_NODES", 0)
     hints = []
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
     methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
@@ -233,7 +236,10 @@ def test_kfourier_tiny_passes_do_not_follow_the_clock(monkeypatch):
 
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
     # width never below 1e-3: two passes in a row not narrower end the search (not all
-    # KFOURIER_PASSES), and the answer is the intersection (here the narrowest)
+    # KFOURIER_PASSES), and the answer is the intersection (here the narrowest); the step to a
+    # heavier walk at the floor off (its own test)
+    from exactdp.reductions.kfourier import settings as kf_settings
+    monkeypatch.setattr(kf_settings, "HEAVIER_NODES", 0)
     asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3))
     iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert len(asked) < methods.KFOURIER_PASSES
@@ -253,6 +259,25 @@ def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
     methods._kfourier_passes(canonical_pair(10**7, 40, 64), Fraction(1, 3), 2, None, False, 4)
     assert fines and not any(fines)
+
+
+def test_kfourier_passes_go_heavier_at_the_fine_floor(monkeypatch):
+    # width never below 1e-3, a small walk (one node): after the fine settings' floor the next
+    # pass, at the same tol, enumerates one light level more (extra_light one lower, once:
+    # -EXTRA_HEAVY is the end); with HEAVIER_NODES = 0 (every walk too large) none does
+    from exactdp.reductions.kfourier import settings as kf_settings
+    hints, fines = [], []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints, fines=fines)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    light = [h[1] for h in hints]
+    i = light.index(-kf_settings.EXTRA_HEAVY)
+    assert fines[i] and asked[i] == asked[i - 1] and light[i - 1] == 0
+    assert light.count(-kf_settings.EXTRA_HEAVY) == len(light) - i
+    hints.clear()
+    monkeypatch.setattr(kf_settings, "HEAVIER_NODES", 0)
+    _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    assert all(h[1] in (None, 0) for h in hints)
 
 
 def test_kfourier_passes_out_of_reach(monkeypatch):

@@ -307,10 +307,20 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # ~2-3x the cost; kfourier.series module doc), from the same tol
             hint["fine"], strikes, last, fine_floor = True, 0, None, True
             continue
+        if (strikes == 2 or (strikes and fine_floor)) and run.nodes <= kf_settings.HEAVIER_NODES \
+                and run.extra_light > -kf_settings.EXTRA_HEAVY:
+            # the series enclosure's floor where the heavy enumeration is small (tiny eta at large
+            # k): one more light level enumerated as heavy concentrates the light law's power
+            # sums (k = 32, 003's reverse, q = 0.360444: relative width 7.2e-3 -> 1.0e-3, 15 ->
+            # 1,175 nodes, seconds), from the same tol
+            hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
+                    **({"fine": True} if run.fine else {})}
+            strikes, last = 0, None
+            continue
         if strikes == 2 or (strikes and fine_floor):
             # twice not narrower, or once after the fine settings were taken at the default
             # one's floor: the enclosure's own floor (k = 16, q = 0.39: 1.0e-10 from tol 4e-14
-            # to 1.5e-18, the last pass alone 148 of 320 s)
+            # to 1.5e-18, the last pass alone 148 of 320 s, before the pilot followed eta down)
             break
         last = w
         tiny = up < t

@@ -268,6 +268,11 @@ FLOOR_BETA = 1e-4
 #: to ``-EXTRA_HEAVY``; api).  At ``L = 40``, ``N = 10^7``, ``k = 128``, ``q = 0.30`` the light
 #: law down from level 29 fails it (``benchmarks/RESULTS.md``, session 13)
 EXTRA_HEAVY = 1
+#: the eta passes (methods) at the series enclosure's floor go on with one light level more
+#: enumerated as heavy (``extra_light`` one lower, down to ``-EXTRA_HEAVY``) where the pass that
+#: floored walked at most this many nodes (the heavier walk's nodes grow ~10-80x: 15 -> 1,175 at
+#: k = 32, 003's reverse, q = 0.360444; 4,198 -> 51,084 at k = 16, q = 0.39, 9x the time)
+HEAVIER_NODES = 1000
 
 #: the lower-tail product bound (:mod:`~exactdp.reductions.kfourier.lowertail`): its heavy levels
 #: hold at most this many outputs on average (each level's count law is summed term by term in arb)
