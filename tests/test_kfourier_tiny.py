@@ -114,12 +114,12 @@ def _readme() -> str:
     return " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
 
 
-def _printed(capsys, quantity: str, q: str, k: int = 2) -> str:
+def _printed(capsys, quantity: str, q: str, k: int = 2, direction: str = "forward") -> str:
     """What ``exactdp QUANTITY --k K -N 10000000 -L 40 -q Q --eps 2 --digits 3`` prints, up to
     its parenthesis (e.g. ``eta in [2.55e-33, 2.56e-33]``)."""
     from exactdp.apps.cli import main
     assert main([quantity, "--k", str(k), "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
-                 "--digits", "3", "--quiet"]) == 0
+                 "--digits", "3", "--direction", direction, "--quiet"]) == 0
     return capsys.readouterr().out.split("  (")[0].strip()
 
 
@@ -150,3 +150,11 @@ def test_far_decisions_agree_with_decisions_at_eight(monkeypatch):
     b = kfourier_details(DEPLOY, "0.385", eps=2, tol=1e-14)
     assert a.eta.lower <= b.eta.upper and b.eta.lower <= a.eta.upper
     assert a.nodes < b.nodes and a.eta.width <= b.eta.width
+
+
+@pytest.mark.slow
+def test_readme_quote_of_the_reverse_k16_eta(capsys):
+    """README's 003-reverse eta at k = 16, q = 0.351 (~11 s; one walk at tol 1e-7 gave only an
+    upper bound there), fresh from the command line."""
+    printed = _printed(capsys, "eta", "0.351", 16, "reverse")
+    assert f"`{printed}` at k = 16" in " ".join(_readme().split()), printed
