@@ -45,7 +45,10 @@ their range over ``p_2 in [P2lo, P2hi]`` is enclosed in mean-value form
 nondecreasing in ``y`` (each term is nondecreasing in ``x >= 0`` and ``x`` increases
 with ``y``), ``Up`` for ``y >= x* = sqrt(C(k,2) P2hi)`` (``x >= y``).  The choice
 ``alpha = -(dR/dp_2)/(dR/dx)`` at a leaf's threshold cancels the ``p_2`` range to
-first order there; a coarse pilot walk picks one mass-weighted ``alpha``.  At
+first order there; a coarse pilot walk picks one mass-weighted ``alpha`` (at ``100 tol`` or
+``1e-5``, and where that weighs no leaf again down at eta's scale: api ``_pilot_alpha``; the
+series walk takes ``tau_0 = 2 alpha`` as its bins' origin, and with ``alpha = 0`` no leaf
+cancels ``p_2``: k = 16, q = 0.39, eta ~ 3.9e-9 stayed at relative width 2.5e-2).  At
 ``L = 40``, ``N = 10^7``, ``q = 0.351``, ``lambda = e^2``, ``tol = 1e-7`` it narrows the
 enclosure at ``k = 8`` from 9.7e-3 to 1.9e-3 relative, at ``k = 16`` from 1.0e-1 to
 2.5e-2 (``benchmarks/bench_kfourier.py``); on by default (``ALPHA_SHIFT``).
