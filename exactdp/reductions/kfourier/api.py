@@ -68,10 +68,10 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
     below that tol: every node decided or dropped) it runs again at ``settings.PILOT_BELOW``
     times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
     ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``; with a ``deadline``, within
-    ``settings.PILOT_SHARE`` of the time left (a pilot cut short gives the ``alpha`` of the leaves it
-    weighed).  (With the first pilot only,
-    every walk at eta ~ 4e-9 ran with ``alpha = 0``: ``p_2`` uncancelled, the relative width
-    stuck at 2.5e-2 at ``k = 16``, ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
+    ``settings.PILOT_SHARE`` of the time left (a pilot cut short gives the ``alpha`` of the
+    leaves it weighed).  (With the first pilot only, every walk at eta below ~1e-7 ran with
+    ``alpha = 0``: ``p_2`` uncancelled, the relative width stuck at 2.5e-2 at ``k = 16``,
+    ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
     if deadline is not None:
         # a share of the time left: the walk after it needs the rest (k = 64, q = 0.40: a pilot
         # at 100 tol = 2e-25 took the whole 600 s)
