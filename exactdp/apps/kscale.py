@@ -56,6 +56,19 @@ def reverse_eta(k: int, q: Fraction, *, N: int = 10**7, L: int = 40, eps=2, digi
                deadline=time.monotonic() + max_seconds)
 
 
+def reverse_fields(k: int, q: Fraction, *, log=None) -> dict:
+    """A row's 003-reverse entries at ``q`` (:func:`reverse_eta`, digits 3): the enclosure, its
+    seconds and digits; ``log(line)`` told the result when given."""
+    t0, c0 = time.time(), time.process_time()
+    iv = reverse_eta(k, q)
+    if log:
+        log(f"k={k} q={float(q):.6f} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
+            f"({time.time() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU, "
+            f"load {os.getloadavg()[0]:.1f})")
+    return {"reverse_eta_at_q_hi": [float(iv.lower), float(iv.upper)],
+            "reverse_seconds": time.time() - t0, "reverse_digits": 3}
+
+
 def mc_eta(k: int, q, *, N: int = 10**7, L: int = 40, eps=2, draws: int = 100_000, seed: int = 3,
            reverse: bool = False) -> float:
     """A seeded Monte Carlo *estimate* (not certified) of eta: level counts multinomial, the
@@ -255,16 +268,7 @@ def row(k: int, *, reverse: bool = False, **kw) -> dict:
     r = certified_q(k, **kw)
     qh = Fraction(r["q_hi"])
     if reverse:
-        t0 = time.time()
-        c0 = time.process_time()
-        iv = reverse_eta(k, qh)
-        r["reverse_eta_at_q_hi"] = [float(iv.lower), float(iv.upper)]
-        r["reverse_seconds"] = time.time() - t0
-        r["reverse_digits"] = 3
-        if kw.get("log"):
-            kw["log"](f"k={k} q={float(qh):.6f} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
-                      f"({time.time() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU, "
-                      f"load {os.getloadavg()[0]:.1f})")
+        r.update(reverse_fields(k, qh, log=kw.get("log")))
     r["sigma_dhat_certified_q"] = float(sigma_dhat(1, qh, k).mid)
     q63 = kr_q(10**7, 40, "e^2", k, digits=8).interval
     r["q_6_3"] = float(q63.mid)
@@ -349,13 +353,8 @@ def main(argv=None) -> int:
     if args.reverse_refresh:
         for r in rows:
             if r["k"] in args.k:
-                t0 = time.time()
-                iv = reverse_eta(r["k"], Fraction(r["q_hi"]))
-                r.update(reverse_eta_at_q_hi=[float(iv.lower), float(iv.upper)],
-                         reverse_seconds=time.time() - t0, reverse_digits=3)
+                r.update(reverse_fields(r["k"], Fraction(r["q_hi"]), log=lambda s: print(s, flush=True)))
                 out.write_text(json.dumps(rows, indent=1))
-                print(f"k={r['k']} reverse eta in [{float(iv.lower):.6g}, {float(iv.upper):.6g}] "
-                      f"({time.time() - t0:.1f} s)", flush=True)
         return 0
     for k in args.k:
         if k in done:

@@ -254,7 +254,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     the upper end by a growing leap while no lower end is known (kfourier walk module doc, "Far
     decisions").  (Until session 17 the passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
-    from .kfourier import budget_tol, kfourier_details, settings as kf_settings, tiny_scale
+    from .kfourier import kfourier_details, pass_budget_tol, settings as kf_settings, tiny_scale
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
@@ -342,14 +342,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
             else:
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
-        if deadline is not None and (not tiny or time.monotonic() - began
-                                     > kf_settings.TINY_BUDGET_FROM * (deadline - began)):
-            # no finer than the time left allows (kfourier.settings.COST_EXPONENT); the tiny passes
-            # (seconds each) only once they have spent a share of the budget: their leaps were set
-            # by the clock (k = 2, q = 0.42 printed 1.94e-291 or 3.86e-282 by load); TINY_JUMP
-            # bounds them instead
-            nxt = max(nxt, budget_tol(t, time.monotonic() - start, deadline - time.monotonic(),
-                                      exponent=kf_settings.COST_EXPONENT_TINY if tiny else None))
+        # no finer than the time left allows (the tiny passes only past a share of the budget)
+        nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, tiny=tiny))
         t = max(min(nxt, t / KFOURIER_SHRINK), floor)
     return iv
 
