@@ -172,8 +172,8 @@ def test_taylor_order_per_cluster(monkeypatch):
 def test_both_sides_in_one_integral(monkeypatch):
     """:func:`integral.mixture_tails` of a bin's two sides in one integral (``F_0 + i F_1``)
     encloses what each side's own integral (:func:`integral.mixture_tail`) encloses: the real
-    part side 0, the imaginary part side 1.  Fails with the parts swapped (the sides' masses
-    differ)."""
+    part side 0, the imaginary part side 1.  Fails with the parts swapped (checked on a second
+    side of half the first one's masses, so that the two values lie apart)."""
     calls, orig = [], integral.mixture_tails
 
     def rec(sides, **kw):
@@ -189,5 +189,12 @@ def test_both_sides_in_one_integral(monkeypatch):
             alone = integral.mixture_tail(items, W=W, **kw)
             assert got.overlaps(alone)
             assert float(abs(got - alone).upper()) <= 1e-3 * float(W.upper())
-        assert not out[0].overlaps(integral.mixture_tail(sides[1][0], W=sides[1][1], **kw)) or \
-            not out[1].overlaps(integral.mixture_tail(sides[0][0], W=sides[0][1], **kw))
+    # the parts not swapped: a second side of half the first one's masses (their values apart)
+    sides, kw, _ = two[0]
+    items, W = sides[0]
+    half = [(n, m, x, P / 2) for n, m, x, P in items]
+    out = orig([(items, W), (half, W / 2)], **kw)
+    alone = [integral.mixture_tail(items, W=W, **kw), integral.mixture_tail(half, W=W / 2, **kw)]
+    assert not alone[0].overlaps(alone[1])
+    assert out[0].overlaps(alone[0]) and out[1].overlaps(alone[1])
+    assert not out[0].overlaps(alone[1]) and not out[1].overlaps(alone[0])

@@ -201,7 +201,7 @@ def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_in
                 SM3 += P * m4 ** arb(0.75)
                 Mmax = max(Mmax, float(m4.upper()) ** 0.25)
             Wf = max(float(W.upper()), 1e-300)
-            eps_c = min(max(eps_int * Wf, tol * 1e-2 * len(items)), 1e-3 * Wf)
+            eps_c = min(max(eps_int * Wf, tol * settings.INT_ITEM * len(items)), 1e-3 * Wf)
             d0 = min((eps_c / Wf / 10) ** (1 / 3) / Mmax, U1 / 4)
             consts.append((SD, SM3, d0, W))
             eps_all = eps_c if eps_all is None else min(eps_all, eps_c)

@@ -10,14 +10,15 @@ LEAF_FRACTION = 1e-2
 
 #: the second-to-last heavy split keeps undecided children down to this fraction of ``tol``
 #: (their mass would be bounded in a group; each is split once more, into a few leaves), and the
-#: split before it down to ``ANTEPENULT_FRACTION`` (below ``ANTEPENULT_MAX_K``; from it ``tol``,
-#: not measured there).  Where ``eta`` is large the groups of those two splits held most of the
-#: width: at ``L = 40``, ``N = 10^7``, ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` their groups gave 1.46e-3 of
-#: the width 1.68e-3; with 1e-2 and 0.1 (were 0.1 and 1) the width is 3.1e-4 at about the same CPU
-#: (k = 16: 7.7e-4 -> 3.3e-4; ``benchmarks/RESULTS.md``, session 9)
+#: split before it down to ``ANTEPENULT_FRACTION``.  Where ``eta`` is large the groups of those two
+#: splits held most of the width: at ``L = 40``, ``N = 10^7``, ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` their
+#: groups gave 1.46e-3 of the width 1.68e-3; with 1e-2 and 0.1 (were 0.1 and 1) the width is 3.1e-4
+#: at about the same CPU (k = 16: 7.7e-4 -> 3.3e-4; ``benchmarks/RESULTS.md``, session 9).  (Until
+#: session 19 the antepenultimate fraction was 1 from k = 64, not measured there; with 0.1, k = 64,
+#: q = 0.38, tol 3.3e-9: width 5.0e-8 -> 2.6e-8 at the same cost; k = 200, q = 0.38, tol 1e-4:
+#: 7.7e-4 -> 5.0e-4, 138 -> 132 s.)
 PENULT_FRACTION = 1e-2
 ANTEPENULT_FRACTION = 0.1
-ANTEPENULT_MAX_K = 64
 
 #: undecided children too light to expand are bounded in monotone groups by Chernoff bounds at
 #: the first of these deviations that decides a side (:meth:`walk.Walk.bound_group`), not dropped whole
@@ -33,6 +34,19 @@ SMOOTH_MASS = 1e-3
 #: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
 #: it fails for one (walk module doc, "Far decisions")
 DECIDE_Z = (8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 96.0, 128.0, 192.0, 256.0, 384.0, 512.0, 768.0, 1024.0)
+#: the Fourier integral of a bin is asked for an absolute error of ``max(eps_int W, tol *
+#: INT_ITEM * items)`` (at most ``1e-3 W``; ``W`` the items' mass, :func:`integral.mixture_tails`).
+#: Until session 19 ``INT_ITEM`` was 1e-2: with ~60,000 items a walk's integrals were allowed
+#: ~600 tol, and their error bound (the enclosure's radius) was the width's floor at large k
+#: (``L = 40``, ``N = 10^7``, ``k = 64``, ``q = 0.38``, tol 3.3e-9: 4.4e-8 of the width 6.0e-8, and
+#: growing as tol fell); the integral costs hardly more at ``eps_int W`` (125 s either way;
+#: ``benchmarks/RESULTS.md``, session 19)
+INT_ITEM = 0.0
+#: a leaf's threshold point far out is decided by a Chernoff bound ``B`` (not an integral item)
+#: where ``B`` times its mass is below ``tol * TAIL_DECIDE`` (:meth:`walk.Walk.tail`): each such
+#: decision adds up to that much to the width (was 1e-2 until session 19: at ``k = 64``,
+#: ``q = 0.38``, tol 3.3e-9, 1e-4 takes the width from 2.6e-8 to 1.6e-8, ~10 % more items)
+TAIL_DECIDE = 1e-4
 #: a group of such children whose bounds leave more than this fraction of its mass open is cut in
 #: halves, at most GROUP_DEPTH times
 GROUP_SPLIT = 0.25

@@ -295,7 +295,7 @@ class Walk(LightLaws):
         # leaf_tol at the last split
         nh = len(self.heavy)
         pf = settings.PENULT_FRACTION
-        af = settings.ANTEPENULT_FRACTION if k < settings.ANTEPENULT_MAX_K else 1.0
+        af = settings.ANTEPENULT_FRACTION
         self.drop_below = [tol if i + 1 < nh - 2 else tol * af if i + 1 == nh - 2 else tol * pf
                            if i + 1 == nh - 1 else self.leaf_tol for i in range(nh)]
         self.eps_int = tol / 4
@@ -1137,7 +1137,7 @@ class Walk(LightLaws):
         z = (float(s) - law.meanf) / law.sdf
         pm = float_hi(P)
         # a Chernoff bound ~ e^(-z^2/2) can decide only beyond this many deviations
-        z_need = math.sqrt(2 * max(math.log(pm * 100 / self.tol), 0.0)) - 1.0
+        z_need = math.sqrt(2 * max(math.log(pm / (self.tol * settings.TAIL_DECIDE)), 0.0)) - 1.0
         if abs(z) > max(3.0, z_need) and pm > 0:
             above = z > 3
             sf = float(s)
@@ -1146,11 +1146,11 @@ class Walk(LightLaws):
             # their laws and lie close), else the normal law's z / sd; the arb bound only where
             # the float one may decide (LightLaw.screened_bound)
             key = (id(law), above)
-            B, t = law.screened_bound(sf, above, self.tol * 1e-2 / pm,
+            B, t = law.screened_bound(sf, above, self.tol * settings.TAIL_DECIDE / pm,
                                       t0=self.saddles.get(key, abs(z) / law.sdf))
             if t is not None:
                 self.saddles[key] = t
-            if pm * float_hi(B) < self.tol * 1e-2:
+            if pm * float_hi(B) < self.tol * settings.TAIL_DECIDE:
                 Bu = arb(float_hi(B))
                 if side == "up":
                     self.add_up_exact(P, Bu if above else arb(1))
