@@ -727,7 +727,7 @@ def test_delta_passes_stop_at_the_strategys_reach(monkeypatch):
 def test_delta_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     """Two etas of constant width (the default enclosure's floor): the pass not narrower than
     the last is followed by one with the fine series settings (both etas), which ends the passes
-    when it is not narrower either; from FINE_K_LIMIT on (k = 64) no pass asks for them."""
+    when it is not narrower either; from FINE_K_LIMIT on (k = 128) no pass asks for them."""
     from types import SimpleNamespace
     from exactdp.core.interval import Interval
     fines = []
@@ -741,7 +741,7 @@ def test_delta_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     r = api.kfourier_delta_details(canonical_pair(10**7, 40, 16), "0.351", eps=2)
     assert r.fine and r.passes == 3 and fines == [None] * 4 + [True] * 2
     fines.clear()
-    r = api.kfourier_delta_details(canonical_pair(10**7, 40, 64), "0.351", eps=2)
+    r = api.kfourier_delta_details(canonical_pair(10**7, 40, 128), "0.351", eps=2)
     assert not r.fine and r.passes == 2 and fines == [None] * 4
 
 

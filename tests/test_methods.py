@@ -234,6 +234,37 @@ def test_kfourier_tiny_passes_do_not_follow_the_clock(monkeypatch):
     assert all(b >= a * kf_settings.TINY_JUMP * (1 - 1e-12) for a, b in zip(fast, fast[1:]))
 
 
+def test_kfourier_pass_just_above_eta_is_held_to_the_budget(monkeypatch):
+    # k = 200, q = 0.38: the coarse pass (1e-2) gave [0, 6.7e-3] in 16 s and the next, at
+    # 5.7e-7 (a tiny pass's leap, not held to the budget), was cut short by a 300 s budget.  An
+    # upper end above TINY_FAR tol is not far below: the next tol is the budget's (the pass
+    # predicted to take half the time left), not the leap's; with the upper end far below
+    # (1e-5), the leap's
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    from exactdp.reductions.kfourier import settings as kf_settings
+    P200 = canonical_pair(10**7, 40, 200)
+    now = [0.0]
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+
+    def second(up_ratio):
+        asked = []
+
+        def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
+            asked.append(tol)
+            now[0] += 16.0 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
+            up = Fraction(up_ratio * tol).limit_denominator(10 ** 30)
+            return kfourier.KFourier(Interval(Fraction(0), up), (), 1, 0, 0.0, 0.0, 0.0, 0)
+        monkeypatch.setattr(kfourier, "kfourier_details", fake)
+        now[0] = 0.0
+        methods._kfourier_passes(P200, Fraction(19, 50), 2, None, False, 3, deadline=300.0)
+        return asked[1]
+    held = 1e-2 * ((300.0 - 16.0) / (kf_settings.BUDGET_SAFETY * 16.0)) ** (-1 / kf_settings.COST_EXPONENT)
+    assert second(0.67) == pytest.approx(held)
+    assert second(1e-3) < 1e-6 < held
+
+
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):
     # width never below 1e-3: two passes in a row not narrower end the search (not all
     # KFOURIER_PASSES), and the answer is the intersection (here the narrowest); the step to a
@@ -249,7 +280,7 @@ def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch
 def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     # width never below 1e-3: the first pass not narrower switches to the fine series settings
     # (the next pass at the same tol), once; the later passes keep them; from FINE_K_LIMIT on
-    # (k = 64) no pass asks for them
+    # (k = 128) no pass asks for them
     fines = []
     asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
     methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
@@ -257,7 +288,7 @@ def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     assert i >= 2 and not any(fines[:i]) and all(fines[i:]) and asked[i] == asked[i - 1]
     fines.clear()
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
-    methods._kfourier_passes(canonical_pair(10**7, 40, 64), Fraction(1, 3), 2, None, False, 4)
+    methods._kfourier_passes(canonical_pair(10**7, 40, 128), Fraction(1, 3), 2, None, False, 4)
     assert fines and not any(fines)
 
 

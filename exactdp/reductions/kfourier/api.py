@@ -335,7 +335,7 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
         else:
             nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
-        nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, tiny=tiny))
+        nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, up=up))
         t = max(min(nxt, t / 2), floor)
     iv, a, b, t = out
     return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)
@@ -359,19 +359,26 @@ def budget_tol(t: float, spent: float, left: float, *, exponent: float | None = 
 
 
 def pass_budget_tol(t: float, start: float, began: float, now: float, deadline: float | None, *,
-                    tiny: bool) -> float:
+                    up: float) -> float:
     """The finest tol the time budget allows the next pass (:func:`budget_tol`; 0: no limit), for
-    a pass at ``t`` started at ``start``, the passes at ``began``, now ``now`` (``time.monotonic()``
-    instants, the caller's clock).
-    A pass whose tol lay above its quantity (``tiny``: seconds each) is limited only once the
-    passes have spent ``settings.TINY_BUDGET_FROM`` of the budget, with
-    ``settings.COST_EXPONENT_TINY``: their leaps had followed the clock (k = 2, q = 0.42 printed
-    1.94e-291 or 3.86e-282 by load); ``settings.TINY_JUMP`` bounds them instead.  Shared by the
-    eta passes (methods) and :func:`kfourier_delta_details`."""
-    if deadline is None or (tiny and now - began <= settings.TINY_BUDGET_FROM * (deadline - began)):
+    a pass at ``t`` started at ``start`` with upper end ``up``, the passes at ``began``, now ``now``
+    (``time.monotonic()`` instants, the caller's clock).
+    A pass whose tol lay far above its quantity (``up < settings.TINY_FAR * t``: tiny, seconds
+    each) is limited only once the passes have spent ``settings.TINY_BUDGET_FROM`` of the budget,
+    with ``settings.COST_EXPONENT_TINY``: their leaps had followed the clock (k = 2, q = 0.42
+    printed 1.94e-291 or 3.86e-282 by load); ``settings.TINY_JUMP`` bounds them instead.  Shared by
+    the eta passes (methods) and :func:`kfourier_delta_details`.
+
+    >>> pass_budget_tol(1e-2, 0.0, 0.0, 10.0, 100.0, up=1e-5), pass_budget_tol(1e-2, 0.0, 0.0, 10.0, 100.0, up=5e-3) > 0
+    (0.0, True)
+    """
+    if deadline is None:
+        return 0.0
+    far = up < settings.TINY_FAR * t
+    if far and now - began <= settings.TINY_BUDGET_FROM * (deadline - began):
         return 0.0
     return budget_tol(t, now - start, deadline - now,
-                      exponent=settings.COST_EXPONENT_TINY if tiny else None)
+                      exponent=settings.COST_EXPONENT_TINY if far else None)
 
 
 def tiny_scale(lo: float, up: float) -> float:

@@ -157,8 +157,11 @@ TAU_BIN_LARGE_K = 0.02
 #: 3.3x; the certificates are shared since session 7; series module doc, "Off by default")
 FINE_MAX_K = 0
 #: the fine settings asked for by a walk (``fine=True``: :func:`~exactdp.reductions.kfourier.api.kfourier_details`,
-#: the passes' last resort when the default enclosure stops narrowing) apply below this k
-FINE_K_LIMIT = 64
+#: the passes' last resort when the default enclosure stops narrowing) apply below this k (was 64
+#: until session 19; at k = 64, q = 0.35, tol 1e-5 they take the width from 2.35e-4, the default
+#: enclosure's floor, to 1.04e-4 at ~2x the walk's time; from k = 128 not measured since the
+#: integrals' floor went, session 19)
+FINE_K_LIMIT = 128
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
 #: threshold point (:meth:`walk.Walk.refine_bin`), not only the Bonferroni main term's
@@ -235,6 +238,11 @@ COST_EXPONENT_TINY = 0.2
 #: each pass's leap, below 1e-15 at ~0.5 s a pass, followed the clock: the same query printed
 #: different enclosures by the machine's load); a walk still stops at the deadline itself
 TINY_BUDGET_FROM = 0.1
+#: ... and only where eta's upper end lies below this fraction of the pass's tol (far below: the
+#: walk decides nearly every node far out); a pass whose upper end lies just below its tol is
+#: limited from the start (k = 200, q = 0.38: the coarse pass at 1e-2 gave [0, 6.7e-3] in 16 s and
+#: the next, at 5.7e-7 unlimited, was cut short by a 300 s budget with no answer)
+TINY_FAR = 1e-2
 #: ... and each such pass's tol at least this times the last one's: a leap from the lower end's scale
 #: alone can land where the walk explodes (k = 2, q = 0.41: from 3.3e-92, [4e-197, 2e-94], to 4e-195,
 #: > 300,000 nodes; the budget rule had bounded the leaps, by the clock, to ~1e-16)
