@@ -342,7 +342,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), KFOURIER_TOL0)
             else:
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
-        # no finer than the time left allows (the tiny passes only past a share of the budget)
+        # no finer than the time left allows (a pass far above eta only past a share of the
+        # budget: kfourier.pass_budget_tol)
         nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, up=up))
         t = max(min(nxt, t / KFOURIER_SHRINK), floor)
     return iv
