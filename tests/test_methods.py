@@ -205,30 +205,35 @@ def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
         assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] == pytest.approx(second)
 
 
+def _upper_only_passes(monkeypatch, P, q, deadline, seconds, upper):
+    """The tols ``methods._kfourier_passes`` asks of fake walks on a fake clock: a walk at ``tol``
+    takes ``seconds(tol)`` and returns ``[0, upper(tol)]``."""
+    from types import SimpleNamespace
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    now, asked = [0.0], []
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+
+    def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
+        asked.append(tol)
+        now[0] += seconds(tol)
+        return kfourier.KFourier(Interval(Fraction(0), upper(tol)), (), 1, 0, 0.0, 0.0, 0.0, 0)
+    monkeypatch.setattr(kfourier, "kfourier_details", fake)
+    methods._kfourier_passes(P, q, 2, None, False, 3, deadline=deadline)
+    return asked
+
+
 def test_kfourier_tiny_passes_do_not_follow_the_clock(monkeypatch):
     # eta ~ 1e-400, far below every pass: each pass returns [0, 1e-3 tol].  The tols asked are the
     # same whether a pass takes 0.1 or 5 s of a 900 s budget (the budget rule's leaps followed the
     # clock: the same query printed 1.94e-291 or 3.86e-282 by load), and each is at least
     # TINY_JUMP times the last
-    from types import SimpleNamespace
-    from exactdp.core.interval import Interval
-    from exactdp.reductions import kfourier
     from exactdp.reductions.kfourier import settings as kf_settings
-    now = [0.0]
-    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
 
     def run(per_pass):
-        asked = []
-
-        def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
-            asked.append(tol)
-            now[0] += per_pass
-            up = Fraction(tol / 1000).limit_denominator(10 ** 30) if tol > 1e-290 else Fraction(0)
-            return kfourier.KFourier(Interval(Fraction(0), up), (), 1, 0, 0.0, 0.0, 0.0, 0)
-        monkeypatch.setattr(kfourier, "kfourier_details", fake)
-        now[0] = 0.0
-        methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3, deadline=900.0)
-        return asked
+        return _upper_only_passes(
+            monkeypatch, _K16, Fraction(1, 3), 900.0, lambda tol: per_pass,
+            lambda tol: Fraction(tol / 1000).limit_denominator(10 ** 30) if tol > 1e-290 else Fraction(0))
     fast, slow = run(0.1), run(5.0)
     assert fast == slow and len(fast) > 3
     assert all(b >= a * kf_settings.TINY_JUMP * (1 - 1e-12) for a, b in zip(fast, fast[1:]))
@@ -240,26 +245,13 @@ def test_kfourier_pass_just_above_eta_is_held_to_the_budget(monkeypatch):
     # upper end above TINY_FAR tol is not far below: the next tol is the budget's (the pass
     # predicted to take half the time left), not the leap's; with the upper end far below
     # (1e-5), the leap's
-    from types import SimpleNamespace
-    from exactdp.core.interval import Interval
-    from exactdp.reductions import kfourier
     from exactdp.reductions.kfourier import settings as kf_settings
-    P200 = canonical_pair(10**7, 40, 200)
-    now = [0.0]
-    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
 
     def second(up_ratio):
-        asked = []
-
-        def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
-            asked.append(tol)
-            now[0] += 16.0 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
-            up = Fraction(up_ratio * tol).limit_denominator(10 ** 30)
-            return kfourier.KFourier(Interval(Fraction(0), up), (), 1, 0, 0.0, 0.0, 0.0, 0)
-        monkeypatch.setattr(kfourier, "kfourier_details", fake)
-        now[0] = 0.0
-        methods._kfourier_passes(P200, Fraction(19, 50), 2, None, False, 3, deadline=300.0)
-        return asked[1]
+        return _upper_only_passes(
+            monkeypatch, canonical_pair(10**7, 40, 200), Fraction(19, 50), 300.0,
+            lambda tol: 16.0 * (1e-2 / tol) ** kf_settings.COST_EXPONENT,
+            lambda tol: Fraction(up_ratio * tol).limit_denominator(10 ** 30))[1]
     held = 1e-2 * ((300.0 - 16.0) / (kf_settings.BUDGET_SAFETY * 16.0)) ** (-1 / kf_settings.COST_EXPONENT)
     assert second(0.67) == pytest.approx(held)
     assert second(1e-3) < 1e-6 < held
