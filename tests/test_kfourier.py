@@ -374,6 +374,7 @@ def _box_for(ws, k, tau, pad, nvars=None, beta=None):
     """A series box around the true power sums of ``ws`` (arb), widened by ``pad``
     (Taylor variables ``p_2 .. p_nvars``, default ``SERIES_VARS``; ``Y``'s extra ``beta p_3``)."""
     from flint import arb
+    from exactdp.reductions.kfourier.arbs import float_hi
     from exactdp.reductions.kfourier.series import Box as _Box
     from exactdp.reductions.kfourier.settings import SERIES_VARS
     nvars = SERIES_VARS if nvars is None else nvars
@@ -382,9 +383,11 @@ def _box_for(ws, k, tau, pad, nvars=None, beta=None):
     iv = {}
     for i in range(2, nvars + 1 if k >= 2 else 2):
         lo, hi = p[i] * (1 - pad), p[i] * (1 + pad) + arb(1e-30)
-        iv[i] = (arb(float(lo.lower())), arb(float(hi.upper())))
-    P2hi = iv[2][1] if 2 in iv else arb(float(p[2].upper()) * (1 + pad))
-    P3hi = iv[3][1] if 3 in iv else arb(float(p[3].upper()) * (1 + pad))
+        # the ends as exact arbs (a float of an end rounds to nearest: at 160 bits it could
+        # fall inside the true p_i and the box miss it)
+        iv[i] = (lo.lower(), hi.upper())
+    P2hi = iv[2][1] if 2 in iv else arb(float_hi(p[2]) * (1 + pad))
+    P3hi = iv[3][1] if 3 in iv else arb(float_hi(p[3]) * (1 + pad))
     return _Box(k, arb(tau), iv, wmax, P2hi, P3hi, beta=beta)
 
 

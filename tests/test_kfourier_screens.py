@@ -198,3 +198,14 @@ def test_both_sides_in_one_integral(monkeypatch):
     assert not alone[0].overlaps(alone[1])
     assert out[0].overlaps(alone[0]) and out[1].overlaps(alone[1])
     assert not out[0].overlaps(alone[1]) and not out[1].overlaps(alone[0])
+
+
+def test_walk_leaves_the_callers_precision():
+    """A :class:`walk.Walk` works at its own precision and leaves python-flint's where it was (it
+    had set 160 bits for good: a later test's exact values then lay outside its 53-bit boxes)."""
+    from flint import ctx
+    old = ctx.prec
+    run = _run(8, "1/4", pilot=False)
+    assert ctx.prec == old
+    run.run()
+    assert ctx.prec == old and run.nodes > 0

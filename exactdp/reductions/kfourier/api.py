@@ -165,40 +165,36 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     if tail is not None and tail.bound <= tol * settings.LOWER_TAIL_ACCEPT:
         return KFourier(Interval(1 - Fraction(tail.bound), Fraction(1)), (), 0, 0, 0.0,
                         time.time() - t0, method="lower tail")
-    old = ctx.prec
-    try:
-        if alpha is None:
-            alpha = 0.0
-            if settings.ALPHA_SHIFT and red.k > 1:
-                alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
-                                     changed=changed, upper=upper, deadline=deadline)
-        run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
-                   upper=upper, extra_light=extra_light, fine=fine, progress=progress, deadline=deadline)
-        while True:
-            try:
-                run.run()
-                break
-            except NotMonotone:
-                if run.expired():
-                    # no retry past the time budget: only the lower tail's bound is known
-                    return KFourier(Interval(_tail_floor(tail), Fraction(1)), tuple(run.heavy),
-                                    run.nodes, 0, 0.0, time.time() - t0, float(alpha),
-                                    run.extra_light, run.fine, stopped=True)
-                if run.extra_light <= -settings.EXTRA_HEAVY:
-                    raise
-                # a light statistic spread too widely for the certificate (small q, e.g. 0.30
-                # at k = 16: its Chernoff range spans a factor ~8): the extra light level back to
-                # the heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way
-                # round); without one, the top light level (k = 128, q = 0.30: EXTRA_HEAVY)
-                run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
-                           changed=changed, upper=upper, extra_light=min(run.extra_light - 1, 0),
-                           fine=fine, progress=progress, deadline=deadline)
-        with ctx.workprec(prec):
-            dm = run.dropped + run.fail
-            lo = arb_to_interval(run.lo - run.fail).lower
-            hi = arb_to_interval(run.hi + dm).upper
-    finally:
-        ctx.prec = old
+    if alpha is None:
+        alpha = 0.0
+        if settings.ALPHA_SHIFT and red.k > 1:
+            alpha = _pilot_alpha(red, q, lam, eps, tol, prec, max_nodes=max_nodes,
+                                 changed=changed, upper=upper, deadline=deadline)
+    run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, changed=changed,
+               upper=upper, extra_light=extra_light, fine=fine, progress=progress, deadline=deadline)
+    while True:
+        try:
+            run.run()
+            break
+        except NotMonotone:
+            if run.expired():
+                # no retry past the time budget: only the lower tail's bound is known
+                return KFourier(Interval(_tail_floor(tail), Fraction(1)), tuple(run.heavy),
+                                run.nodes, 0, 0.0, time.time() - t0, float(alpha),
+                                run.extra_light, run.fine, stopped=True)
+            if run.extra_light <= -settings.EXTRA_HEAVY:
+                raise
+            # a light statistic spread too widely for the certificate (small q, e.g. 0.30
+            # at k = 16: its Chernoff range spans a factor ~8): the extra light level back to
+            # the heavy enumeration concentrates it (EXTRA_LIGHT's trade-off, other way
+            # round); without one, the top light level (k = 128, q = 0.30: EXTRA_HEAVY)
+            run = Walk(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha,
+                       changed=changed, upper=upper, extra_light=min(run.extra_light - 1, 0),
+                       fine=fine, progress=progress, deadline=deadline)
+    with ctx.workprec(prec):
+        dm = run.dropped + run.fail
+        lo = arb_to_interval(run.lo - run.fail).lower
+        hi = arb_to_interval(run.hi + dm).upper
     lo = max(lo, _tail_floor(tail))
     hi = min(hi, Fraction(1))
     return KFourier(Interval(min(lo, hi), hi), tuple(run.heavy), run.nodes,

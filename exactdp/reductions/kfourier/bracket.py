@@ -225,15 +225,19 @@ class NodePoly:
     (cheaper than the float screens, which are not used on this path)."""
 
     def __init__(self, E, kappa, k):
+        # E_j = 0 beyond the heavy polynomial's length (its degree is at most the heavy outputs
+        # placed: a handful of k + 1 at k = 200): the row and the columns' rows up to it only
         row = list(E[:k + 1])
-        if len(row) <= k:
-            row += [arb(0)] * (k + 1 - len(row))
-        self.row = arb_mat([row])
+        while row and row[-1].is_zero():
+            row.pop()
+        self.n = max(len(row), 1)
+        self.row = arb_mat([row or [arb(0)]])
         self.kappa, self.k = kappa, k
 
     def values(self, cols: arb_mat) -> list:
-        """``kappa sum_j E_j W_j`` for every column ``W`` of ``cols``."""
-        v = self.row * cols
+        """``kappa sum_j E_j W_j`` for every column ``W`` of ``cols`` (its first :attr:`n` rows:
+        :func:`prefix_rows`, which callers may cache)."""
+        v = self.row * prefix_rows(cols, self.n)
         return [self.kappa * v[0, c] for c in range(cols.ncols())]
 
     def lo(self, y: float, P2hi: arb) -> arb:
@@ -241,6 +245,17 @@ class NodePoly:
 
     def up0(self, y: float) -> arb:
         return self.values(node_column(self.k, y, None))[0]
+
+
+def prefix_rows(cols: arb_mat, n: int) -> arb_mat:
+    """The first ``n`` rows of ``cols`` (``cols`` itself where it has ``n``).
+
+    >>> prefix_rows(arb_mat([[1], [2], [3]]), 2).nrows()
+    2
+    """
+    if cols.nrows() == n:
+        return cols
+    return arb_mat([[cols[j, c] for c in range(cols.ncols())] for j in range(n)])
 
 
 def node_column(k: int, y: float, P2hi, *, more=()) -> arb_mat:

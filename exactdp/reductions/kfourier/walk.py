@@ -169,11 +169,11 @@ from ...engine.largen import K_SMOOTH, pmf_window, split_plan
 from ...model.mechanism import Mechanism
 from . import integral, settings
 from .arbs import exact_arb, float_hi
-from .bracket import NodePoly, Threshold, alpha_at, log_newton, node_column
+from .bracket import NodePoly, Threshold, alpha_at, log_newton, node_column, prefix_rows
 from .floats import NO_SCREEN, ArbGuesses, FloatGuesses, LoScreen, PlainScreen, SeriesFloat, log_coeffs, \
     plain_log
 from .laws import LightLaws
-from .series import Series
+from .series import Series, padded_coeffs
 
 
 class Walk(LightLaws):
@@ -197,6 +197,15 @@ class Walk(LightLaws):
                  alpha: float = 0.0, pilot: bool = False, changed: bool | None = None,
                  upper: bool | None = None, extra_light: int | None = None, fine: bool | None = None,
                  progress=None, deadline: float | None = None):
+        # at the walk's own precision, the caller's restored after (no global precision: a
+        # Walk built outside the api had left python-flint at 160 bits for whatever came next)
+        with ctx.workprec(prec):
+            self._setup(red, q, lam, eps, tol, prec, max_nodes=max_nodes, alpha=alpha, pilot=pilot,
+                        changed=changed, upper=upper, extra_light=extra_light, fine=fine,
+                        progress=progress, deadline=deadline)
+
+    def _setup(self, red, q, lam, eps, tol, prec, *, max_nodes, alpha, pilot, changed, upper,
+               extra_light, fine, progress, deadline):
         self.red, self.tol, self.prec, self.max_nodes = red, tol, prec, max_nodes
         self.progress, self.reported = progress, time.monotonic()
         # a time.monotonic() instant (module doc, "The time budget"): past it every node left and
@@ -229,7 +238,6 @@ class Walk(LightLaws):
             if len(self.light) > 2:
                 self.heavy.append(self.light.pop())
         self.heavy_set = frozenset(self.heavy)
-        ctx.prec = prec
         self.pi0 = [exact_arb(x) for x in mech.pi0]
         self.pi1 = [exact_arb(x) for x in mech.pi1]
         self.w = [exact_arb(x / M) for x in mech.c]
@@ -347,8 +355,8 @@ class Walk(LightLaws):
         return b, x
     # ----------------------------------------------------------------- walk
     def run(self):
-        """The walk, with one BLAS thread (module doc, "One BLAS thread")."""
-        with threadpool_limits(limits=1, user_api="blas"):
+        """The walk, with one BLAS thread (module doc, "One BLAS thread"), at the walk's precision."""
+        with threadpool_limits(limits=1, user_api="blas"), ctx.workprec(self.prec):
             self.walk()
 
     def walk(self):
@@ -538,8 +546,7 @@ class Walk(LightLaws):
         n_lo = items[-1][0]
 
         def coeffs(poly):
-            cf = poly.coeffs()
-            return [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+            return padded_coeffs(poly, k + 1)
         ib = max(range(len(items)), key=lambda i: _mass(items[i][3:]))
         self.b, x = self.leaf_bin(coeffs(items[ib][2]), self.law(n_hi, m)[0].meanf)
         try:
@@ -675,10 +682,9 @@ class Walk(LightLaws):
     def _side_bounds(self, l, n, m, poly, *, lower: bool):
         """:meth:`side_bounds` without the floor counts."""
         k, thr = self.k, self.thr
-        cf = poly.coeffs()
-        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
         if self.alpha.is_zero() and settings.NODE_POLY:
-            return self._side_bounds_poly(l, n, m, NodePoly(E, self.kappa, k), lower)
+            return self._side_bounds_poly(l, n, m, NodePoly(poly.coeffs(), self.kappa, k), lower)
+        E = padded_coeffs(poly, k + 1)
         scr = self._screen(E)
         if lower:
             law, P2lo, P2hi, xstar, fail = self.law(n, m)
@@ -729,26 +735,30 @@ class Walk(LightLaws):
             pts = [(z, xz) for z, xz in pts if xz > 0]
             if not pts:
                 return None
-            cols = self._node_cols(("nsl", n, m), [(xz, P2hi) for _, xz in pts])
+            cols = self._node_cols(("nsl", n, m), [(xz, P2hi) for _, xz in pts], npoly.n)
             for (z, xz), v in zip(pts, npoly.values(cols)):
                 if v > thr:
                     return self._partial_lo(law, n, m, z, xz, fail)
             return None
         rl = self.rest_law(l, n, m)
         pts = [(z, rl.meanf + z * rl.sdf) for z in settings.PARTIAL_Z]
-        cols = self._node_cols(("nsu", l, n, m), [(xz, None) for _, xz in pts])
+        cols = self._node_cols(("nsu", l, n, m), [(xz, None) for _, xz in pts], npoly.n)
         for (z, xz), v in zip(pts, npoly.values(cols)):
             if v < thr:
                 return self._partial_up(rl, l, n, m, z, xz)
         return None
 
-    def _node_cols(self, key, pts):
+    def _node_cols(self, key, pts, n):
         """:func:`~exactdp.reductions.kfourier.bracket.node_column` at the points ``pts``
-        (``(y, P2hi or None)``), cached under ``key`` (the points are the light law's)."""
-        cols = self.laws.get(key)
+        (``(y, P2hi or None)``), its first ``n`` rows (:class:`NodePoly`'s length), cached under
+        ``key`` (the points are the light law's) and ``n``."""
+        cols = self.laws.get((key, n))
         if cols is None:
-            (y, p2), *more = pts
-            cols = self.laws[key] = node_column(self.k, y, p2, more=more)
+            full = self.laws.get(key)
+            if full is None:
+                (y, p2), *more = pts
+                full = self.laws[key] = node_column(self.k, y, p2, more=more)
+            cols = self.laws[(key, n)] = prefix_rows(full, n)
         return cols
 
     def floored(self, l, n, m, poly, beta_max):
@@ -861,12 +871,12 @@ class Walk(LightLaws):
                 if npoly is None:
                     npoly = NodePoly(cf, self.kappa, k)
                 if above:
-                    ok = npoly.values(self._node_cols(("ndl", n, m, z), [(xz, P2hi)]))[0] > thr
+                    ok = npoly.values(self._node_cols(("ndl", n, m, z), [(xz, P2hi)], npoly.n))[0] > thr
                 else:
-                    ok = npoly.values(self._node_cols(("ndu", l, n, m, z), [(xz, None)]))[0] < thr
+                    ok = npoly.values(self._node_cols(("ndu", l, n, m, z), [(xz, None)], npoly.n))[0] < thr
             else:
                 if E is None:
-                    E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+                    E = padded_coeffs(poly, k + 1)
                     scr = self._screen(E)
                 if above:
                     lscr = self._lo_screen(scr, P2lo, P2hi)
@@ -915,8 +925,7 @@ class Walk(LightLaws):
         bracket) to the integrals, ``P`` the lower side's mass, ``Q`` the upper's (``None``: ``P``)."""
         Q = P if Q is None else Q
         k = self.k
-        cf = poly.coeffs()
-        E = [cf[i] if i < len(cf) else arb(0) for i in range(k + 1)]
+        E = padded_coeffs(poly, k + 1)
         law, P2lo, P2hi, xstar, fail = self.law(n, m)
         if self.series:
             return self.series_leaf(n, m, E, P, Q)
@@ -1176,6 +1185,9 @@ class Walk(LightLaws):
         # doc, "Far decisions"): their errors enter the width times the items' mass
         W = max(sum(max(sum(float_hi(P) for *_, P in its) for its in sides) for sides in self.pend.values()),
                 1e-300)
+        # and so is each integral's own error (eps_int W per bin of mass W): where every item is
+        # tiny (tiny eta) eps_int alone asked each integral for ~tol relative, i.e. arb's 2^-60
+        # (k = 16, q = 0.41, tol 1e-90: 73.3 -> 66.3 s, the same enclosure)
         self.smooth_scale = max(1.0, settings.SMOOTH_MASS / W)
         for b in sorted(self.pend, key=lambda b: b if isinstance(b, tuple) else (b, 0)):
             self.b = b
@@ -1228,8 +1240,8 @@ class Walk(LightLaws):
         ``(items, W)`` (:func:`~exactdp.reductions.kfourier.integral.mixture_tails` with this
         walk's laws: one integral for both sides)."""
         return integral.mixture_tails(sides, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
-                                      pl1=self.pl1, sg=sg, U1=U1, T1=T1, eps_int=self.eps_int,
-                                      tol=self.tol, prec=self.prec)
+                                      pl1=self.pl1, sg=sg, U1=U1, T1=T1,
+                                      eps_int=self.eps_int * self.smooth_scale, tol=self.tol, prec=self.prec)
 
 
 def _mass(PQ) -> float:
