@@ -255,6 +255,9 @@ def test_kfourier_pass_just_above_eta_is_held_to_the_budget(monkeypatch):
     held = 1e-2 * ((300.0 - 16.0) / (kf_settings.BUDGET_SAFETY * 16.0)) ** (-1 / kf_settings.COST_EXPONENT)
     assert second(0.67) == pytest.approx(held)
     assert second(1e-3) < 1e-6 < held
+    # k = 16, q = 0.41: tiny passes' upper ends at 0.0167 .. 0.07 of their tol are far (with
+    # TINY_FAR = 1e-2 they crept down by the budget: 15 passes instead of 7)
+    assert second(0.05) < 1e-6 < held
 
 
 def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch):

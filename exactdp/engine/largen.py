@@ -109,6 +109,7 @@ from flint import acb, arb, ctx, fmpq
 from ..core.errors import CapacityError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
+from . import cfloat
 
 __all__ = ["SplitSums", "split_sums", "split_plan", "OMEGA", "LightLaw", "pmf_window", "cf_pair",
            "band_decay_bound"]
@@ -270,44 +271,25 @@ class _Light:
         self._np = None                 # the factors as numpy arrays (_arrays), built on first use
 
     # ----------------------------------------------------------- Chernoff
-    def _arrays(self):
-        """Per factor ``(w, p, m, max w, min w)`` over its used entries (``p > 0``), as numpy
-        arrays (built once)."""
+    def _packed(self):
+        """The factors over their used entries (``p > 0``) for the float images
+        (:func:`exactdp.engine.cfloat.pack`; built once)."""
         if self._np is None:
-            import numpy as np
-            w = np.array(self.wf)
-            self._np = []
-            for pr, m in self.ff:
-                used = np.array(pr) > 0
-                wu = w[used]
-                self._np.append((wu, np.array(pr)[used], m, wu.max(), wu.min()))
+            self._np = cfloat.pack([(self.wf, pr, m) for pr, m in self.ff])
         return self._np
 
+    def _arrays(self):
+        """Per factor ``(w, p, m, max w, min w)`` over its used entries (numpy)."""
+        return self._packed().arrays
+
     def _logmgf(self, t: float) -> float:
-        """``K(t) = log E e^{tS}`` (float), each factor shifted by its largest exponent."""
-        import numpy as np
-        s = 0.0
-        for w, pr, m, wmx, wmn in self._arrays():
-            sh = t * wmx if t >= 0 else t * wmn
-            s += m * (float(sh) + math.log(float(np.dot(np.exp(t * w - sh), pr))))
-        return s
+        """``K(t) = log E e^{tS}`` (float, :mod:`exactdp.engine.cfloat`)."""
+        return cfloat.cumulants(t, self._packed())[0]
 
     def _cumulants(self, t: float):
-        """``(K'(t), K''(t))`` of ``K = log E e^{tS}`` (float, numpy): the tilted mean and
-        variance of ``S``, summed over the factors."""
-        import numpy as np
-        dot = np.dot
-        k1 = k2 = 0.0
-        for w, pr, m, wmx, wmn in self._arrays():
-            # max(t w) = t max(w) (t >= 0) or t min(w) (t < 0) exactly (rounding is monotone)
-            e = np.exp(t * w - (t * wmx if t >= 0 else t * wmn))
-            z = dot(e, pr)
-            e *= pr
-            mu = dot(e, w) / z
-            d = w - mu
-            k1 += m * float(mu)
-            k2 += m * max(float(dot(e, d * d) / z), 0.0)
-        return k1, k2
+        """``(K'(t), K''(t))`` of ``K = log E e^{tS}`` (float, :mod:`exactdp.engine.cfloat`):
+        the tilted mean and variance of ``S``, summed over the factors."""
+        return cfloat.cumulants(t, self._packed())[1:]
 
     def chernoff(self, s: float, above: bool):
         """Best-effort theta, then a rigorous arb bound ``(P, E excess)`` on the

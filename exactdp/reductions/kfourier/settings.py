@@ -241,8 +241,11 @@ TINY_BUDGET_FROM = 0.1
 #: ... and only where eta's upper end lies below this fraction of the pass's tol (far below: the
 #: walk decides nearly every node far out); a pass whose upper end lies just below its tol is
 #: limited from the start (k = 200, q = 0.38: the coarse pass at 1e-2 gave [0, 6.7e-3] in 16 s and
-#: the next, at 5.7e-7 unlimited, was cut short by a 300 s budget with no answer)
-TINY_FAR = 1e-2
+#: the next, at 5.7e-7 unlimited, was cut short by a 300 s budget with no answer).  Not 1e-2: a
+#: tiny pass's upper end lies 1e-3 .. 0.07 of its tol (k = 16, q = 0.41: 0.0167 at tol 2.6e-60,
+#: eta = 6.9e-88), and with 1e-2 those passes crept down by the budget (2.6e-60 -> 4.8e-65 ->
+#: 1.3e-69 ...: 15 passes, 336 s, against 7 passes)
+TINY_FAR = 0.1
 #: ... and each such pass's tol at least this times the last one's: a leap from the lower end's scale
 #: alone can land where the walk explodes (k = 2, q = 0.41: from 3.3e-92, [4e-197, 2e-94], to 4e-195,
 #: > 300,000 nodes; the budget rule had bounded the leaps, by the clock, to ~1e-16)
