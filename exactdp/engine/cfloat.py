@@ -71,7 +71,7 @@ def cumulants(t: float, packed: Packed, *, compiled: bool = True):
     for w, pr, m, wmx, wmn in packed.arrays:
         sh = t * wmx if t >= 0 else t * wmn
         e = np.exp(t * w - sh) * pr
-        z = dot(e, np.ones_like(e))
+        z = e.sum()
         mu = dot(e, w) / z
         d = w - mu
         k0 += m * (float(sh) + math.log(float(z)))

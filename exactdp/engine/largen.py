@@ -268,7 +268,7 @@ class _Light:
             m4 += m * 16 * e4
         self.mean, self.var, self.k4 = mean, var, m4
         self.meanf, self.sdf = float(mean), math.sqrt(max(float(var), 1e-300))
-        self._np = None                 # the factors as numpy arrays (_arrays), built on first use
+        self._np = None                 # the factors packed for the float images (_packed), built on first use
 
     # ----------------------------------------------------------- Chernoff
     def _packed(self):
