@@ -838,6 +838,23 @@ def test_rep_groups(monkeypatch):
     assert b.lower <= fine.lower and fine.upper <= b.upper
 
 
+def test_rep_group_runs_of_one_child_bound_both_sides_by_it(monkeypatch):
+    """``Walk.rep_group``'s runs (``hull_segments`` of mass at most ``tol * REP_SEG``): a run's
+    lower side goes to its first child and its upper side to the next run's first child (the last
+    run's to its own last child), but a run of one child bounds both its sides by itself: no step
+    ``f(next) - f(own)`` for it (until session 21 its upper side went to the next child too, and
+    where eta is tiny those steps were most of the width: ``settings.REP_SEG``)."""
+    from types import SimpleNamespace
+
+    from flint import arb
+    monkeypatch.setattr(settings, "REP_SEG", 1.0)
+    fake = SimpleNamespace(tol=1.0, rep_nodes=0)
+    items = [(i, 0, None, arb(p), None) for i, p in enumerate((0.5, 0.3, 2.0, 0.1, 0.1))]
+    reps = {n: (round(float(P), 9), round(float(Q), 9)) for n, _, _, P, Q in walk.Walk.rep_group(fake, items)}
+    assert reps == {0: (0.8, 0.0), 2: (2.0, 2.8), 3: (0.2, 0.0), 4: (0.0, 0.2)}
+    assert fake.rep_nodes == 4
+
+
 def test_walks_report_progress(monkeypatch):
     """A long walk is not silent: ``progress(nodes)`` is called by the walk (at most every
     ``PROGRESS_SECONDS``; 0 here: every node), from ``kfourier_details`` and from the passes of

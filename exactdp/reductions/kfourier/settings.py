@@ -55,11 +55,14 @@ GROUP_DEPTH = 3
 #: ``tol * HULL_OPEN`` of mass open) is bounded item by item under one shared light-law pair and
 #: box set (:meth:`walk.Walk.hull_group`)
 GROUP_HULL = True
-HULL_OPEN = 1e-3
+HULL_OPEN = 1e-4
 #: ... and only when its open mass is above ``tol * HULL_ITEM`` per child (each child costs a leaf:
 #: at ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` the ~5 % of the open groups' children in the groups with
-#: the least open mass per child hold ~3e-5 of their open width)
-HULL_ITEM = 1e-4
+#: the least open mass per child hold ~3e-5 of their open width).  Until session 21 ``1e-3`` and
+#: ``1e-4``: at ``k = 200``, ``q = 0.38``, tol 1e-4 the many small groups left open below them held
+#: ~1 tol (width 2.49 -> 1.51 tol, 74 -> 86 s); ``k = 64``, ``q = 0.38``, tol 1e-7: 1.63 -> 1.35 tol
+#: (43 -> 47 s); ``k = 8``, ``q = 0.30``, tol 1e-4: 1.37e-4 -> 1.12e-4 (73 -> 78 s)
+HULL_ITEM = 1e-5
 #: ... in runs of consecutive children of mass at most ``tol * HULL_SEG`` (a run bounded by its
 #: first child's lower side and its last child's upper side: :func:`walk.hull_segments`), cut
 #: where a float estimate of ``f`` says a run leaves more than ``tol * HULL_RUN_WIDTH`` open
@@ -268,10 +271,16 @@ DELTA_TINY_PASSES = 8
 #: an open group of light children above the last split (its Chernoff ends leave more than
 #: ``tol * REP_OPEN`` of mass open) is bounded by representatives (:meth:`walk.Walk.rep_group`):
 #: runs of mass at most ``tol * REP_SEG``, each run's lower side its first child's ``f`` and its
-#: upper side the next run's first child's, those children expanded with the runs' masses
+#: upper side the next run's first child's (a run of one child: its own), those children expanded
+#: with the runs' masses.  ``REP_SEG`` was 1 until session 21: where eta is tiny a group holds one
+#: to three children of up to ~tol together, ``f`` jumps from ~0 to ~1 across them, and each such
+#: group's one run left its whole mass open (``L = 40``, ``N = 10^7``, ``lam = e^2``, one walk:
+#: ``k = 16``, ``q = 0.41``, tol 1e-90: width 7.47 -> 1.08 tol; ``k = 64``, ``q = 0.40``, tol 1e-19:
+#: 1.83 -> 0.16 tol; ``k = 200``, ``q = 0.38``, tol 1e-4: 4.99 -> 2.49 tol; ``k = 64``, ``q = 0.38``,
+#: tol 1e-7: 4.75 -> 1.63 tol; nodes and time the same; ``benchmarks/RESULTS.md``, session 21)
 GROUP_REPS = True
 REP_OPEN = 1e-2
-REP_SEG = 1.0
+REP_SEG = 1e-2
 
 #: a walk with a ``progress`` callable reports its node count at most this often (seconds)
 PROGRESS_SECONDS = 0.5
