@@ -815,9 +815,9 @@ def test_rep_groups(monkeypatch):
     doc) instead of their Chernoff ends: each run's lower side from its first child, its upper
     side from the next run's first child, those children expanded with the runs' masses.  With
     every split's light children in groups (``PENULT_FRACTION``, ``ANTEPENULT_FRACTION`` 1) at
-    tol 1e-2 (L = 12, N = 2 * 10^5, k = 4) the width falls from 1.6e-2 to 4.6e-3 and the enclosure
-    contains a tol-1e-5 run's [0.101945, 0.101975]; with the representatives' sides swapped it
-    does not."""
+    tol 1e-2 (L = 12, N = 2 * 10^5, k = 4) the width falls from 1.6e-2 to 2.8e-3 (4.6e-3 with
+    ``REP_SEG = 1``, until session 21) and the enclosure contains a tol-1e-5 run's [0.101958,
+    0.101962]; with the representatives' sides swapped it does not."""
     P, q, lam = canonical_pair(200_000, 12, 4), "3/10", Fraction(6, 5)
     monkeypatch.setattr(settings, "PENULT_FRACTION", 1.0)
     monkeypatch.setattr(settings, "ANTEPENULT_FRACTION", 1.0)

@@ -523,9 +523,9 @@ class Walk(LightLaws):
         split level) bounded by representatives (module doc, "Open groups above the last split"): cut into runs
         of mass at most ``tol * REP_SEG`` (:func:`hull_segments`), each run's lower side is its
         first child's ``f`` with the run's mass and its upper side the next run's first child's
-        (its own last child's for the last run and a run of one child): ``f`` is nondecreasing in ``A``, and the
-        runs' ``f(next first) - f(first)`` sum to at most 1, so they add at most ``tol * REP_SEG``
-        to the width.  Returns the representatives as nodes ``(n, m, E_H, P, Q)`` with ``P`` the
+        (its own last child's for the last run and for a run of one child): ``f`` is
+        nondecreasing in ``A``, and the runs' ``f(next first) - f(first)`` sum to at most 1, so
+        they add at most ``tol * REP_SEG`` to the width.  Returns the representatives as nodes ``(n, m, E_H, P, Q)`` with ``P`` the
         lower side's mass and ``Q`` the upper's, to be expanded like any child."""
         runs = hull_segments(items, self.tol * settings.REP_SEG)
         reps = {}                                      # item index -> [P, Q]
