@@ -9,9 +9,11 @@ import random
 import sys
 from fractions import Fraction
 from math import comb, factorial
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from flint import arb
 
 from exactdp.core.errors import CapacityError, ParameterError
 from exactdp.model.mechanism import Mechanism
@@ -813,7 +815,8 @@ def test_series_tau_beta_and_p3_tie_overlap_the_old_enclosure(monkeypatch):
 def test_rep_groups(monkeypatch):
     """``Walk.rep_group``: open groups above the last split bounded by representatives (module
     doc) instead of their Chernoff ends: each run's lower side from its first child, its upper
-    side from the next run's first child, those children expanded with the runs' masses.  With
+    side from the next run's first child (a run of one child: its own), those children expanded
+    with the runs' masses.  With
     every split's light children in groups (``PENULT_FRACTION``, ``ANTEPENULT_FRACTION`` 1) at
     tol 1e-2 (L = 12, N = 2 * 10^5, k = 4) the width falls from 1.6e-2 to 2.8e-3 (4.6e-3 with
     ``REP_SEG = 1``, until session 21) and the enclosure contains a tol-1e-5 run's [0.101958,
@@ -844,9 +847,6 @@ def test_rep_group_runs_of_one_child_bound_both_sides_by_it(monkeypatch):
     run's to its own last child), but a run of one child bounds both its sides by itself: no step
     ``f(next) - f(own)`` for it (until session 21 its upper side went to the next child too, and
     where eta is tiny those steps were most of the width: ``settings.REP_SEG``)."""
-    from types import SimpleNamespace
-
-    from flint import arb
     monkeypatch.setattr(settings, "REP_SEG", 1.0)
     fake = SimpleNamespace(tol=1.0, rep_nodes=0)
     items = [(i, 0, None, arb(p), None) for i, p in enumerate((0.5, 0.3, 2.0, 0.1, 0.1))]
