@@ -74,11 +74,27 @@ def test_max_seconds_ends_a_k_query_with_the_enclosure_reached(capsys):
     assert out.startswith("eta in [0, 1]") and "time budget (--max-seconds 0.001) ran out" in out
     assert main(argv + ["--json"]) == 0
     rec = json.loads(capsys.readouterr().out)
-    assert rec["stopped"] == 0.001 and rec["certified"] is True
+    assert rec["stopped"] == 0.001 and rec["certified"] is True and rec["wider_than_asked"] == 6
     # with room to finish, no note
     assert main(["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.40", "--eps", "2",
                  "--max-seconds", "600", "--digits", "2"]) == 0
     assert "time budget" not in capsys.readouterr().out
+
+
+def test_a_k_query_wider_than_asked_says_so_within_the_budget(capsys):
+    # nine digits at k = 2 end before the budget (the enclosure's floor, or a next pass predicted
+    # to outlast the budget: kfourier.pass_out_of_time): said, without blaming the clock
+    argv = ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.36", "--eps", "2",
+            "--max-seconds", "60", "--digits", "9"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.strip()
+    assert out.endswith("certified; wider than 9 digits: a finer pass would not fit in the time "
+                        "budget or is out of reach)") and "ran out" not in out
+    assert main(argv + ["--json"]) == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["wider_than_asked"] == 9 and "stopped" not in rec
+    lo, up = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
+    assert (up - lo) * 10**9 > up
 
 
 def test_the_secant_route_reports_the_bracket_reached():
@@ -117,7 +133,7 @@ def test_a_budget_starts_the_delta_passes_coarse(monkeypatch):
 def test_the_delta_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
     """A pass at tol t takes 100 (1e-3 / t)^COST_EXPONENT s of a fake clock: after the coarse
     pass with 400 s left the next pass is the one predicted to take 200 s (budget_tol), not
-    DELTA_TOL0's (which the budget would cut short)."""
+    DELTA_TOL0's (which the budget would cut short), and none is started that would outlast it."""
     from types import SimpleNamespace
     from exactdp.core.interval import Interval
     from exactdp.reductions.kfourier import api, settings
@@ -136,3 +152,4 @@ def test_the_delta_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
     tols = asked[::2]
     assert tols[0] == settings.DELTA_TOL0_COARSE
     assert tols[1] == pytest.approx(1e-3 * 2.0 ** (-1 / settings.COST_EXPONENT))
+    assert now[0] <= 500.0          # no pass started that the budget would cut (pass_out_of_time)

@@ -315,3 +315,54 @@ def test_kfourier_passes_out_of_reach(monkeypatch):
     asked = _fake_kfourier(monkeypatch, lambda t: 1e3 * t, fail_at=(2,))
     iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 3)
     assert len(asked) == 2 and float(iv.width) == pytest.approx(1e3 * methods.KFOURIER_TOL0)
+
+
+def _fake_tiny(monkeypatch, ends):
+    """kfourier_details replaced by enclosures ``ends(tol)`` (float ends); records the tols."""
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    asked = []
+
+    def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, **kw):
+        asked.append(tol)
+        lo, up = ends(tol)
+        iv = Interval(Fraction(lo).limit_denominator(10**300), Fraction(up))
+        return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25, 0)
+    monkeypatch.setattr(kfourier, "kfourier_details", fake)
+    return asked
+
+
+def test_kfourier_tiny_passes_guess_eta_at_the_upper_end_from_large_k(monkeypatch):
+    # a tiny pass (its upper end below its tol) with a far lower end: below
+    # kfourier.settings.TINY_UPPER_FROM_K the next tol is aimed at eta guessed from the lower end
+    # (here held by TINY_JUMP), from it on at the upper end (k = 64, q = 0.40: a pass at 5.76e-15
+    # gave [2.5e-29, 1.8e-17] for eta ~2.2e-21, and the lower-end guess took the next pass to
+    # 2.15e-27, where the walk explodes)
+    from exactdp.reductions.kfourier import settings as kf_settings
+
+    def ends(t):
+        return (2.5e-29, 1.8e-13) if t >= 1e-10 else (2e-21, 2e-21 + 10 * t)
+    aim = methods.KFOURIER_AIM * 1e-3
+    for k, second in ((16, methods.KFOURIER_TOL0 * kf_settings.TINY_JUMP),
+                      (kf_settings.TINY_UPPER_FROM_K, aim * 1.8e-13)):
+        asked = _fake_tiny(monkeypatch, ends)
+        methods._kfourier_passes(canonical_pair(10**7, 40, k), Fraction(2, 5), 2, None, False, 3)
+        assert asked[0] == methods.KFOURIER_TOL0 and asked[1] == pytest.approx(second)
+
+
+def test_kfourier_passes_do_not_start_a_pass_the_budget_would_cut(monkeypatch):
+    # a pass at tol t takes 10 (1e-4 / t)^COST_EXPONENT s of a fake clock and never looks at the
+    # deadline: the passes must end before it, each next pass started only if predicted to fit
+    # (before, a pass at least KFOURIER_SHRINK finer than the last was started whatever the time
+    # left: k = 64, q = 0.40, 600 s, a last pass ran 227 s for nothing)
+    from types import SimpleNamespace
+    from exactdp.reductions.kfourier import settings as kf_settings
+    now = [0.0]
+
+    def ends(t):
+        now[0] += 10 * (1e-4 / t) ** kf_settings.COST_EXPONENT
+        return 0.1 - 10 * t, 0.1 + 10 * t
+    asked = _fake_tiny(monkeypatch, ends)
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 12, deadline=100.0)
+    assert len(asked) >= 2 and now[0] <= 100.0

@@ -412,7 +412,9 @@ def command(cmd: str, args) -> int:
     else:
         v = rec[rec["quantity"]]
         note = (f"; the time budget (--max-seconds {rec['stopped']:g}) ran out: wider than asked"
-                if "stopped" in rec else "")
+                if "stopped" in rec else
+                f"; wider than {rec['wider_than_asked']} digits: a finer pass would not fit in the time "
+                f"budget or is out of reach" if "wider_than_asked" in rec else "")
         print(f"{rec['quantity']} in [{small_in_e(v['lower'])}, {small_in_e(v['upper'])}]  (k={rec['k']}, "
               f"{rec['direction']}, N={rec['N']}, L={rec['L']}"
               + (f", q={rec['q']}" if rec["quantity"] != "q" else "") + f"; certified{note})")
@@ -466,9 +468,10 @@ def _run(cmd, args) -> dict:
             rec["value_at_q_lo"] = c["value_at_q_lo"].to_dict(digits + 2)
         if "evaluations" in c:
             rec["evaluations"] = c["evaluations"]
-    if cmd in ("eta", "delta") and deadline is not None and time.monotonic() > deadline \
-            and iv.width * 10 ** digits > iv.upper:
-        rec["stopped"] = float(budget)         # the budget cut the work short: wider than asked
+    if cmd in ("eta", "delta") and iv.width * 10 ** digits > iv.upper:
+        rec["wider_than_asked"] = digits       # the digits asked were not reached
+        if deadline is not None and time.monotonic() > deadline:
+            rec["stopped"] = float(budget)     # the budget cut the work short
     return rec
 
 

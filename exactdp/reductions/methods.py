@@ -246,15 +246,19 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     reported by each pass's walk.  ``deadline`` (a ``time.monotonic()`` instant): the time budget;
     the pass it cuts short returns a wider certified enclosure and ends the passes; with it, from
     ``kfourier.settings.COARSE_FROM_K`` on, a coarse pass (``KFOURIER_TOL0_COARSE``) comes first, so that a
-    budget too short for the first fine pass still leaves a two-sided enclosure, and every next
-    pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`).
+    budget too short for the first fine pass still leaves a two-sided enclosure, every next
+    pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`),
+    and one expected to outlast the budget is not started
+    (:func:`~exactdp.reductions.kfourier.pass_out_of_time`).
     A pass whose tol lies above its own upper end (tiny eta: ~1e-33 at L = 40, N = 10^7, k = 2,
     q = 0.40) does not count against ``KFOURIER_PASSES`` (at most ``KFOURIER_TINY_PASSES`` of them):
-    the next tol comes from eta's scale (:func:`~exactdp.reductions.kfourier.tiny_scale`), below
-    the upper end by a growing leap while no lower end is known (kfourier walk module doc, "Far
+    the next tol comes from eta's scale (:func:`~exactdp.reductions.kfourier.tiny_scale`: its upper
+    end from ``kfourier.settings.TINY_UPPER_FROM_K`` copies on), below the upper end by a growing
+    leap while no lower end is known (kfourier walk module doc, "Far
     decisions").  (Until session 17 the passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_details, pass_budget_tol, settings as kf_settings, tiny_scale
+    from .kfourier import kfourier_details, pass_budget_tol, pass_out_of_time, settings as kf_settings, \
+        tiny_scale
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
@@ -333,7 +337,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # leaps further below the upper end (the leap multiplied by the last up / tol)
             if not lo > 0:
                 leap *= up / t
-            nxt = max(KFOURIER_AIM * float(rel) * tiny_scale(lo, up) * (1.0 if lo > 0 else leap),
+            nxt = max(KFOURIER_AIM * float(rel) * tiny_scale(lo, up, k=P.k) * (1.0 if lo > 0 else leap),
                       t * kf_settings.TINY_JUMP)
         else:
             goal = KFOURIER_AIM * float(rel) * (lo if lo > 0 else up)
@@ -344,8 +348,11 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
         # no finer than the time left allows (a pass far above eta only past a share of the
         # budget: kfourier.pass_budget_tol)
-        nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, up=up))
-        t = max(min(nxt, t / KFOURIER_SHRINK), floor)
+        now = time.monotonic()
+        nxt = max(min(max(nxt, pass_budget_tol(t, start, began, now, deadline, up=up)), t / KFOURIER_SHRINK), floor)
+        if pass_out_of_time(t, nxt, start, now, deadline, up=up):
+            break                              # it would be cut short: the answer now
+        t = nxt
     return iv
 
 

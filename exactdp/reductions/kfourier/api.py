@@ -268,8 +268,9 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
     module doc: a narrower enclosure of the light e_m at about 2-3x the cost).  ``deadline``: the
     time budget (:func:`kfourier_details`): a pass it cuts short is the last; with it, from
     ``settings.COARSE_FROM_K`` on, a pass at ``DELTA_TOL0_COARSE`` comes first (a budget too short
-    for the first fine pass still leaves a two-sided enclosure), and every next pass is no finer
-    than the time left allows (:func:`budget_tol`)."""
+    for the first fine pass still leaves a two-sided enclosure), every next pass is no finer
+    than the time left allows (:func:`budget_tol`), and one expected to outlast the budget is not
+    started (:func:`pass_out_of_time`)."""
     red, q, lam, eps = _checked(P, q, lam, eps, 0.5 if tol is None else tol)
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must lie in (0, 1), got {rel!r}")
@@ -325,14 +326,17 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
         if got <= want:
             break
         if tiny:
-            nxt = max(0.5 * rel * tiny_scale(lo, up), t * settings.TINY_JUMP)
+            nxt = max(0.5 * rel * tiny_scale(lo, up, k=red.k), t * settings.TINY_JUMP)
         elif t > settings.DELTA_TOL0:
             # after the coarse pass: the usual first tol, or coarser if that suffices
             nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
         else:
             nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
-        nxt = max(nxt, pass_budget_tol(t, start, began, time.monotonic(), deadline, up=up))
-        t = max(min(nxt, t / 2), floor)
+        now = time.monotonic()
+        nxt = max(min(max(nxt, pass_budget_tol(t, start, began, now, deadline, up=up)), t / 2), floor)
+        if pass_out_of_time(t, nxt, start, now, deadline, up=up):
+            break                   # it would be cut short: the answer now
+        t = nxt
     iv, a, b, t = out
     return KDelta(iv, a, b, t, passes, time.time() - t0, bool(fine), stopped)
 
@@ -377,16 +381,41 @@ def pass_budget_tol(t: float, start: float, began: float, now: float, deadline: 
                       exponent=settings.COST_EXPONENT_TINY if far else None)
 
 
-def tiny_scale(lo: float, up: float) -> float:
+def pass_out_of_time(t: float, nxt: float, start: float, now: float, deadline: float | None, *,
+                     up: float) -> bool:
+    """Whether a pass at ``nxt`` is expected to outlast the time budget, a pass at ``t`` (upper end
+    ``up``) having run from ``start`` to ``now`` (``time.monotonic()`` instants) and the time
+    growing as ``tol^-settings.COST_EXPONENT``.  Such a pass is not started: cut short at the
+    deadline it narrows nothing and only delays the answer (k = 64, q = 0.40, 600 s: a pass at
+    6.7e-24 ran the last 227 s for [7e-22, 1] after one at 2.0e-23 had taken 200 s).  False
+    without a budget, and after a pass far above its quantity (``up < settings.TINY_FAR * t``:
+    such a pass says little of the next one's cost, which a leap may take to the quantity's scale;
+    :func:`pass_budget_tol`).
+
+    >>> [pass_out_of_time(1e-6, 1e-7, 0.0, 10.0, dl, up=1e-5) for dl in (50.0, 30.0)]
+    [False, True]
+    >>> pass_out_of_time(1e-6, 1e-7, 0.0, 10.0, 30.0, up=1e-9)      # far above: no prediction
+    False
+    """
+    if deadline is None or not nxt < t or up < settings.TINY_FAR * t:
+        return False
+    return (now - start) * (t / nxt) ** settings.COST_EXPONENT > deadline - now
+
+
+def tiny_scale(lo: float, up: float, *, k: int = 1) -> float:
     """A float guess of a tiny quantity's size from its certified ends ``[lo, up]`` (its passes'
     next tol is this times the relative width asked): the geometric mean, but at most
     ``settings.TINY_ABOVE_LOWER`` times the lower end where that is known (the upper end of a walk
-    far coarser than the quantity follows the walk's tol, not the quantity); ``up`` where ``lo`` is 0.
+    far coarser than the quantity follows the walk's tol, not the quantity); ``up`` where ``lo`` is 0
+    or from ``k = settings.TINY_UPPER_FROM_K`` copies on (a walk far below the quantity costs
+    little at small k and explodes at large k: there the guess errs high).
 
     >>> [f"{tiny_scale(lo, up):.3g}" for lo, up in [(0.0, 1e-12), (1e-30, 1e-26), (5e-36, 4e-12)]]
     ['1e-12', '1e-28', '5e-30']
+    >>> f"{tiny_scale(2.5e-29, 1.8e-17, k=64):.3g}"
+    '1.8e-17'
     """
-    if not lo > 0:
+    if not lo > 0 or k >= settings.TINY_UPPER_FROM_K:
         return up
     return min(math.sqrt(lo * up), settings.TINY_ABOVE_LOWER * lo)
 
