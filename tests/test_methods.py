@@ -366,3 +366,27 @@ def test_kfourier_passes_do_not_start_a_pass_the_budget_would_cut(monkeypatch):
     monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
     methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 12, deadline=100.0)
     assert len(asked) >= 2 and now[0] <= 100.0
+
+
+def test_kfourier_passes_take_the_shift_from_a_pass_that_located_eta(monkeypatch):
+    # passes whose ends lie more than KFOURIER_LOCATED apart do not count against
+    # KFOURIER_PASSES, and a shift handed on from one of them is dropped once eta is located: the
+    # next pass runs its own pilot walk and hands that on (the early pilot, at 100 tol, saw leaves
+    # far above eta: k = 8, q = 0.415 stayed at a relative width of 2e-2 with it, one walk with its
+    # own shift 1.8e-3)
+    from exactdp.core.interval import Interval
+    from exactdp.reductions import kfourier
+    asked, alphas = [], []
+
+    def fake(P, q, lam, *, eps=None, tol, progress=None, deadline=None, alpha=None, **kw):
+        asked.append(tol)
+        alphas.append(alpha)
+        lo, up = (1e-40, 2 * tol) if tol > 1e-14 else (1e-13, 1e-13 + tol)
+        iv = Interval(Fraction(lo), Fraction(up))
+        return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25, 0)
+    monkeypatch.setattr(kfourier, "kfourier_details", fake)
+    methods._kfourier_passes(_K16, Fraction(2, 5), 2, None, False, 3)
+    first = next(i for i, t in enumerate(asked) if t <= 1e-14)
+    assert first >= methods.KFOURIER_PASSES - 1            # the locating passes did not count
+    assert alphas[0] is None and set(alphas[1:first + 1]) == {0.25}   # the early shift
+    assert alphas[first + 1] is None and alphas[first + 2:] and set(alphas[first + 2:]) == {0.25}

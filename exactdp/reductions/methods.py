@@ -87,9 +87,14 @@ KFOURIER_SHRINK = 3.0
 KFOURIER_JUMP = 30.0
 KFOURIER_AIM = 0.1
 KFOURIER_PASSES = 6
-#: ... besides at most this many passes whose tol is above eta's upper end (tiny eta: each takes
-#: the next tol from eta's scale, several decades down)
-KFOURIER_TINY_PASSES = 16
+#: ... besides at most this many passes that locate eta: its upper end below the pass's tol (tiny
+#: eta: each takes the next tol from eta's scale, several decades down) or its ends more than
+#: KFOURIER_LOCATED apart (L = 40, N = 10^7, lam = e^2, q = 0.415: eta ~2e-214 at k = 8 and ~1e-193
+#: at k = 16 are reached after ~18 such passes, each at most TINY_JUMP below the last, whose lower
+#: ends stay ~15 decades below eta until tol nears it; with 16 of them and every pass with a
+#: lower end counted, the passes ended at [1.38e-214, 4.70e-214] and [9.76e-194, 3.43e-192])
+KFOURIER_TINY_PASSES = 32
+KFOURIER_LOCATED = 10.0
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -251,7 +256,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     and one expected to outlast the budget is not started
     (:func:`~exactdp.reductions.kfourier.pass_out_of_time`).
     A pass whose tol lies above its own upper end (tiny eta: ~1e-33 at L = 40, N = 10^7, k = 2,
-    q = 0.40) does not count against ``KFOURIER_PASSES`` (at most ``KFOURIER_TINY_PASSES`` of them):
+    q = 0.40), or whose ends lie more than ``KFOURIER_LOCATED`` apart, does not count against
+    ``KFOURIER_PASSES`` (at most ``KFOURIER_TINY_PASSES`` of them); after a tiny one
     the next tol comes from eta's scale (:func:`~exactdp.reductions.kfourier.tiny_scale`: its upper
     end from ``kfourier.settings.TINY_UPPER_FROM_K`` copies on), below the upper end by a growing
     leap while no lower end is known (kfourier walk module doc, "Far
@@ -265,6 +271,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     normal = 0                                 # passes counted against KFOURIER_PASSES
     fine_floor = False                         # the fine settings taken at the default one's floor
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
+    shift_located = False                      # the shift handed on came from a located pass
     began = time.monotonic()
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
@@ -277,16 +284,24 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             if iv is not None:
                 break                          # a finer pass out of reach: the last enclosure
             raise CapacityError(str(e)) from None
-        if not hint and t <= KFOURIER_TOL0 and run.eta.upper >= t:
+        got = run.eta                          # the same enclosure holds for ">=" (inclusive)
+        iv = got if iv is None else iv.intersect(got)
+        up, lo = float(iv.upper), float(iv.lower)
+        located = 0 < up <= KFOURIER_LOCATED * lo
+        if "alpha" not in hint and t <= KFOURIER_TOL0 and run.eta.upper >= t:
             # later passes keep the first fine pass's shift and light levels (no pilot walk, no
             # retry); not a coarse pass's (no pilot walk at its tol: no shift), nor one whose tol
             # is above eta (its pilot walk, at 100 tol, hardly sees eta's leaves: k = 16,
             # q = 0.38, eta = 2.4e-6, the shift of the pass at 1e-4 left the next passes at a
             # width of 8.8e-9, their own 1.1e-10 at 1e-11)
-            hint = {"alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
-        got = run.eta                          # the same enclosure holds for ">=" (inclusive)
-        iv = got if iv is None else iv.intersect(got)
-        up, lo = float(iv.upper), float(iv.lower)
+            hint = {**hint, "alpha": run.alpha, "extra_light": run.extra_light, **({"fine": True} if run.fine else {})}
+            shift_located = located
+        elif "alpha" in hint and located and not shift_located:
+            # a shift taken before eta was located: the next pass runs its own pilot walk and
+            # hands that on (k = 8, q = 0.415, eta = 1.48e-214: the shift of the pass at 6e-211,
+            # [9.8e-227, 8.2e-211], held the passes at 2.47e-218 and 8.23e-220 to [1.458e-214,
+            # 1.487e-214]; one walk at 2.47e-218 with its own gives [1.47879e-214, 1.48143e-214])
+            hint = {key: v for key, v in hint.items() if key not in ("alpha", "extra_light")}
         floor = KFOURIER_TOL_FLOOR * min(1.0, lo if lo > 0 else up)
         if iv.width <= rel * iv.upper or t <= floor:
             break
@@ -319,7 +334,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # 1,175 nodes, seconds), from the same tol
             hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
                     **({"fine": True} if run.fine else {})}
-            strikes, last = 0, None
+            strikes, last, shift_located = 0, None, True
             continue
         if strikes == 2 or (strikes and fine_floor):
             # twice not narrower, or once after the fine settings were taken at the default
@@ -328,8 +343,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break
         last = w
         tiny = up < t
+        if tiny or not up <= KFOURIER_LOCATED * lo:
+            normal -= 1                        # eta not yet located: the pass does not count
         if tiny:
-            normal -= 1
             # eta below this pass's own resolution (q >= 0.40; ~2.55e-33 at k = 2, q = 0.40): the
             # next tol from eta's scale (kfourier.tiny_scale), no jump limit (such a pass decides
             # nearly every node far out and costs little more at a far finer tol:
