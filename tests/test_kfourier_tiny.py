@@ -114,12 +114,12 @@ def _readme() -> str:
     return " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
 
 
-def _printed(capsys, quantity: str, q: str, k: int = 2, direction: str = "forward") -> str:
-    """What ``exactdp QUANTITY --k K -N 10000000 -L 40 -q Q --eps 2 --digits 3`` prints, up to
+def _printed(capsys, quantity: str, q: str, k: int = 2, direction: str = "forward", digits: int = 3) -> str:
+    """What ``exactdp QUANTITY --k K -N 10000000 -L 40 -q Q --eps 2 --digits D`` prints, up to
     its parenthesis (e.g. ``eta in [2.55e-33, 2.56e-33]``)."""
     from exactdp.apps.cli import main
     assert main([quantity, "--k", str(k), "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
-                 "--digits", "3", "--direction", direction, "--quiet"]) == 0
+                 "--digits", str(digits), "--direction", direction, "--quiet"]) == 0
     return capsys.readouterr().out.split("  (")[0].strip()
 
 
@@ -138,6 +138,15 @@ def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity
     command line."""
     printed = _printed(capsys, quantity, q, k)
     assert f"{lead}`{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
+def test_readme_quote_of_the_large_deviation_at_k8(capsys):
+    """README's k = 8, q = 0.415 eta (~2 min), fresh from the command line: the passes locate eta
+    (~1.48e-214) before they count, and take the pilot's shift from a pass that located it
+    (methods.KFOURIER_LOCATED; before: [1.38e-214, 4.70e-214])."""
+    printed = _printed(capsys, "eta", "0.415", 8, digits=2)
+    assert f"prints `{printed}`" in _readme(), printed
 
 
 @pytest.mark.slow

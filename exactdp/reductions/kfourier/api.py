@@ -406,16 +406,17 @@ def tiny_scale(lo: float, up: float, *, k: int = 1) -> float:
     """A float guess of a tiny quantity's size from its certified ends ``[lo, up]`` (its passes'
     next tol is this times the relative width asked): the geometric mean, but at most
     ``settings.TINY_ABOVE_LOWER`` times the lower end where that is known (the upper end of a walk
-    far coarser than the quantity follows the walk's tol, not the quantity); ``up`` where ``lo`` is 0
-    or from ``k = settings.TINY_UPPER_FROM_K`` copies on (a walk far below the quantity costs
-    little at small k and explodes at large k: there the guess errs high).
+    far coarser than the quantity follows the walk's tol, not the quantity); ``up`` where ``lo`` is 0,
+    and from ``k = settings.TINY_UPPER_FROM_K`` copies on where the ends lie more than that factor
+    apart (a walk far below the quantity costs little at small k and explodes at large k: there
+    the guess errs high).
 
     >>> [f"{tiny_scale(lo, up):.3g}" for lo, up in [(0.0, 1e-12), (1e-30, 1e-26), (5e-36, 4e-12)]]
     ['1e-12', '1e-28', '5e-30']
-    >>> f"{tiny_scale(2.5e-29, 1.8e-17, k=64):.3g}"
-    '1.8e-17'
+    >>> [f"{tiny_scale(lo, up, k=64):.3g}" for lo, up in [(2.5e-29, 1.8e-17), (7.7e-6, 1.9e-4)]]
+    ['1.8e-17', '3.82e-05']
     """
-    if not lo > 0 or k >= settings.TINY_UPPER_FROM_K:
+    if not lo > 0 or (k >= settings.TINY_UPPER_FROM_K and up > settings.TINY_ABOVE_LOWER * lo):
         return up
     return min(math.sqrt(lo * up), settings.TINY_ABOVE_LOWER * lo)
 

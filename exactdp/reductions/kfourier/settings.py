@@ -257,10 +257,12 @@ TINY_JUMP = 1e-16
 #: (:func:`~exactdp.reductions.kfourier.api.tiny_scale`): k = 2, q = 0.40, a first pass at 1e-4 gives
 #: [5.2e-36, 4e-12] for eta = 2.55e-33
 TINY_ABOVE_LOWER = 1e6
-#: ... except from this many copies on, where it is guessed at its upper end: a walk far below eta
-#: explodes there (L = 40, N = 10^7, lam = e^2, k = 64, q = 0.40: a pass at 5.76e-15 gave [2.5e-29,
-#: 1.8e-17] for eta ~2.2e-21, the guess 1e6 times the lower end took the next pass to 2.15e-27 and
-#: a 600 s budget ran out in it; one walk at 1e-21 takes ~100 s, at 1e-22 ~300 s)
+#: ... except from this many copies on, where ends more than TINY_ABOVE_LOWER apart guess it at the
+#: upper end: a walk far below eta explodes there (L = 40, N = 10^7, lam = e^2, k = 64, q = 0.40: a
+#: pass at 5.76e-15 gave [2.5e-29, 1.8e-17] for eta ~2.2e-21, the guess 1e6 times the lower end took
+#: the next pass to 2.15e-27 and a 600 s budget ran out in it; one walk at 1e-21 takes ~100 s, at
+#: 1e-22 ~300 s); ends closer keep the geometric mean (k = 64, q = 0.38: [7.7e-6, 1.9e-4] for
+#: eta = 1.835e-5, the upper end cost one more pass, 41 -> 81 s)
 TINY_UPPER_FROM_K = 32
 
 #: relative width asked of :func:`kfourier_delta` by default (difference route)
