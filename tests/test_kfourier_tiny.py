@@ -14,7 +14,7 @@ import pytest
 from exactdp.model.mechanism import Mechanism
 from exactdp.reductions import methods
 from exactdp.reductions.kfourier import kfourier_details, settings
-from exactdp.reductions.pairs import canonical_pair
+from exactdp.reductions.pairs import canonical_pair, reverse_canonical_pair
 
 DEPLOY = canonical_pair(10**7, 40, 2)
 
@@ -138,6 +138,21 @@ def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity
     command line."""
     printed = _printed(capsys, quantity, q, k)
     assert f"{lead}`{printed}`" in _readme(), printed
+
+
+@pytest.mark.parametrize("k", [2, 4, 8])
+def test_readme_quotes_of_the_reverse_upper_bounds(capsys, k):
+    """README's 003's-reverse upper bounds at q = 0.351 (seconds each), fresh from the command line."""
+    printed = _printed(capsys, "eta", "0.351", k, "reverse")
+    assert f"`{printed}` at k = {k}" in _readme(), printed
+
+
+def test_a_reverse_walk_resolves_below_its_default_precision():
+    """A walk of P[R < thr] takes its bounds as 1 - B: at 160 bits its upper end stayed at
+    1.37e-48 (the ball of 1 - (1 - B)) at every tol; with log2(1/tol) + COMPLEMENT_BITS bits it
+    follows tol (k = 2, q = 0.351: 6.4e-61 at tol 1e-55)."""
+    r = kfourier_details(reverse_canonical_pair(10**7, 40, 2), "0.351", eps=2, tol=1e-55)
+    assert r.eta.lower == 0 and 0 < r.eta.upper < F(1, 10**55)
 
 
 @pytest.mark.slow

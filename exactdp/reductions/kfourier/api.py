@@ -161,6 +161,11 @@ def _details(red, q, lam, eps, tol, *, prec=160, max_nodes=300_000, changed=None
     the pair's direction's; ``alpha``, ``extra_light``, ``fine``, ``progress``: see
     :func:`kfourier_details`; ``deadline``: the time budget, walk module doc)."""
     t0 = time.time()
+    if not (red.forward if upper is None else upper):
+        # P[R < thr] (003's reverse): every bound enters the ends as 1 - B, whose ball keeps a
+        # radius ~2^-prec: at least settings.COMPLEMENT_BITS bits below tol (k = 2, q = 0.351 at
+        # 160 bits: [0, 1.37e-48] at every tol from 1e-50 on; at 400 bits 6.4e-61 at 1e-55)
+        prec = max(prec, math.ceil(-math.log2(tol)) + settings.COMPLEMENT_BITS)
     tail = _lower_tail(red, q, lam, eps, prec, changed=changed, upper=upper)
     if tail is not None and tail.bound <= tol * settings.LOWER_TAIL_ACCEPT:
         return KFourier(Interval(1 - Fraction(tail.bound), Fraction(1)), (), 0, 0, 0.0,

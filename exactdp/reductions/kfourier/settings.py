@@ -264,6 +264,9 @@ TINY_ABOVE_LOWER = 1e6
 #: 1e-22 ~300 s); ends closer keep the geometric mean (k = 64, q = 0.38: [7.7e-6, 1.9e-4] for
 #: eta = 1.835e-5, the upper end cost one more pass, 41 -> 81 s)
 TINY_UPPER_FROM_K = 32
+#: a walk of P[R < thr] (003's reverse) works at no fewer than log2(1/tol) + this many bits: its
+#: bounds enter as 1 - B (kfourier.api._details)
+COMPLEMENT_BITS = 64
 
 #: relative width asked of :func:`kfourier_delta` by default (difference route)
 DELTA_REL = 1e-3
