@@ -115,7 +115,9 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     enclosure at a higher cost.  ``progress(nodes)``: called about every
     ``settings.PROGRESS_SECONDS`` by the walk (nodes visited so far; a new walk starts again).
     ``deadline``: a ``time.monotonic()`` instant after which the walk stops and returns the
-    enclosure reached, still certified (:attr:`KFourier.stopped`; walk module doc).
+    enclosure reached, still certified (:attr:`KFourier.stopped`; walk module doc).  ``prec``: the
+    walk's working precision in bits; a walk of ``P[R < thr]`` (003's reverse) takes at least
+    ``log2(1 / tol) + settings.COMPLEMENT_BITS`` (its bounds enter as ``1 - B``).
 
     >>> import time
     >>> from exactdp.reductions.pairs import canonical_pair
