@@ -95,6 +95,10 @@ def test_a_k_query_wider_than_asked_says_so_within_the_budget(capsys):
     assert rec["wider_than_asked"] == 9 and "stopped" not in rec
     lo, up = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
     assert (up - lo) * 10**9 > up
+    # delta's width asked is kflag.DELTA_REL, not --digits (which only rounds what is printed)
+    assert main(["delta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.351", "--eps", "2",
+                 "--digits", "9", "--json"]) == 0
+    assert "wider_than_asked" not in json.loads(capsys.readouterr().out)
 
 
 def test_the_secant_route_reports_the_bracket_reached():

@@ -468,8 +468,11 @@ def _run(cmd, args) -> dict:
             rec["value_at_q_lo"] = c["value_at_q_lo"].to_dict(digits + 2)
         if "evaluations" in c:
             rec["evaluations"] = c["evaluations"]
-    if cmd in ("eta", "delta") and iv.width * 10 ** digits > iv.upper:
-        rec["wider_than_asked"] = digits       # the digits asked were not reached
+    # the digits asked: --digits for eta; delta's relative width is DELTA_REL (its --digits only
+    # rounds the output)
+    asked = digits if cmd == "eta" else round(-math.log10(DELTA_REL))
+    if cmd in ("eta", "delta") and iv.width * 10 ** asked > iv.upper:
+        rec["wider_than_asked"] = asked        # the digits asked were not reached
         if deadline is not None and time.monotonic() > deadline:
             rec["stopped"] = float(budget)     # the budget cut the work short
     return rec
