@@ -263,8 +263,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     leap while no lower end is known (kfourier walk module doc, "Far
     decisions").  (Until session 17 the passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_details, pass_budget_tol, pass_out_of_time, settings as kf_settings, \
-        tiny_scale
+    from .kfourier import kfourier_details, next_pass_tol, settings as kf_settings, tiny_scale
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
@@ -343,7 +342,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break
         last = w
         tiny = up < t
-        if tiny or not up <= KFOURIER_LOCATED * lo:
+        if tiny or not located:
             normal -= 1                        # eta not yet located: the pass does not count
         if tiny:
             # eta below this pass's own resolution (q >= 0.40; ~2.55e-33 at k = 2, q = 0.40): the
@@ -364,11 +363,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
         # no finer than the time left allows (a pass far above eta only past a share of the
         # budget: kfourier.pass_budget_tol)
-        now = time.monotonic()
-        nxt = max(min(max(nxt, pass_budget_tol(t, start, began, now, deadline, up=up)), t / KFOURIER_SHRINK), floor)
-        if pass_out_of_time(t, nxt, start, now, deadline, up=up):
+        t = next_pass_tol(t, nxt, KFOURIER_SHRINK, floor, start, began, time.monotonic(), deadline, up=up)
+        if t is None:
             break                              # it would be cut short: the answer now
-        t = nxt
     return iv
 
 

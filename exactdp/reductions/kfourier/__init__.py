@@ -59,8 +59,9 @@ from __future__ import annotations
 from fractions import Fraction  # noqa: F401  (the doctest above)
 
 from .api import KDelta, KFourier, budget_tol, kfourier_delta, kfourier_delta_details, kfourier_details, \
-    kfourier_eta, pass_budget_tol, pass_out_of_time, tiny_scale
+    kfourier_eta, next_pass_tol, pass_budget_tol, pass_out_of_time, tiny_scale
 from .settings import MIN_OUTPUTS
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
-           "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "tiny_scale", "MIN_OUTPUTS"]
+           "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "next_pass_tol",
+           "tiny_scale", "MIN_OUTPUTS"]
