@@ -363,7 +363,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
         # no finer than the time left allows (a pass far above eta only past a share of the
         # budget: kfourier.pass_budget_tol)
-        t = next_pass_tol(t, nxt, KFOURIER_SHRINK, floor, start, began, time.monotonic(), deadline, up=up)
+        t = next_pass_tol(t, nxt, shrink=KFOURIER_SHRINK, floor=floor, start=start, began=began,
+                          now=time.monotonic(), deadline=deadline, up=up)
         if t is None:
             break                              # it would be cut short: the answer now
     return iv

@@ -339,7 +339,8 @@ def kfourier_delta_details(P: Pair, q, lam=None, *, eps=None, tol: float | None 
             nxt = min(max(t * 0.5 * want / got, settings.DELTA_TOL0), t / 3)
         else:
             nxt = t * max(0.5 * want / got, 1e-2)            # at most t / 2: got > want
-        t = next_pass_tol(t, nxt, 2.0, floor, start, began, time.monotonic(), deadline, up=up)
+        t = next_pass_tol(t, nxt, shrink=2.0, floor=floor, start=start, began=began,
+                          now=time.monotonic(), deadline=deadline, up=up)
         if t is None:
             break                   # it would be cut short: the answer now
     iv, a, b, t = out
@@ -407,17 +408,16 @@ def pass_out_of_time(t: float, nxt: float, start: float, now: float, deadline: f
     return (now - start) * (t / nxt) ** settings.COST_EXPONENT > deadline - now
 
 
-def next_pass_tol(t: float, nxt: float, shrink: float, floor: float, start: float, began: float,
-                  now: float, deadline: float | None, *, up: float) -> float | None:
+def next_pass_tol(t: float, nxt: float, *, shrink: float, floor: float, start: float, began: float,
+                  now: float, deadline: float | None, up: float) -> float | None:
     """The next pass's tol from the one aimed at, ``nxt``: no finer than the budget allows
     (:func:`pass_budget_tol`), at least ``shrink`` times finer than ``t``, not below ``floor``;
     ``None`` where that pass is expected to outlast the budget (:func:`pass_out_of_time`).  Shared
     by the eta passes (methods) and :func:`kfourier_delta_details`.
 
-    >>> next_pass_tol(1e-6, 1e-9, 3.0, 0.0, 0.0, 0.0, 10.0, None, up=1e-5)
-    1e-09
-    >>> next_pass_tol(1e-6, 1e-9, 3.0, 0.0, 0.0, 0.0, 10.0, 25.0, up=1e-5) is None
-    True
+    >>> kw = dict(shrink=3.0, floor=0.0, start=0.0, began=0.0, now=10.0, up=1e-5)
+    >>> next_pass_tol(1e-6, 1e-9, deadline=None, **kw), next_pass_tol(1e-6, 1e-9, deadline=25.0, **kw)
+    (1e-09, None)
     """
     nxt = max(min(max(nxt, pass_budget_tol(t, start, began, now, deadline, up=up)), t / shrink), floor)
     return None if pass_out_of_time(t, nxt, start, now, deadline, up=up) else nxt
