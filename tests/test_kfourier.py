@@ -362,6 +362,34 @@ def test_fourier_counts_rounded_outward():
     assert dn[0] % 64 == 0 and n - 64 < dn[0] < n
 
 
+def test_fourier_counts_of_heavy_items_on_a_finer_grid():
+    """A Fourier item's grid is halved while its mass times ``g`` exceeds ``N_GRID_ITEM * tol``
+    (walk module doc, "Rounded counts"): a heavy item keeps its own count, a middling one a finer
+    grid, still rounded outward."""
+    from exactdp.reductions.kcopies import parse_query
+    from exactdp.reductions.kfourier import settings
+    from flint import arb, ctx
+    tol = 1e-4
+    with ctx.workprec(ctx.prec):                  # Walk sets the working precision
+        red = parse_query(canonical_pair(10**7, 40, 64), "0.356", None, 2, tol, "t")[0]
+        run = walk.Walk(red, Fraction(356, 1000), None, 2, tol, 160, max_nodes=10)
+        assert run.n_grid == 64
+        n, m = run.n_users - 1000 - 7, 3
+        law = run.law(n, m)[0]
+        s = arb(law.meanf)
+        for P in (0.5, 0.021):
+            run.tail(n, m, law, s, arb(P), "up")
+            run.tail(n, m, law, s, arb(P), "dn")
+    ups, dns = run.pend[0]
+    assert ups[0][0] == dns[0][0] == n           # 0.5 * g > N_GRID_ITEM * tol down to g = 1
+    g = 64
+    while 0.021 * g > settings.N_GRID_ITEM * tol:
+        g //= 2
+    assert 1 < g < 64
+    assert ups[1][0] % g == 0 and n < ups[1][0] < n + g
+    assert dns[1][0] % g == 0 and n - g < dns[1][0] < n
+
+
 @pytest.mark.slow
 def test_deployment_scale_k8():
     """L = 40, N = 10^7, k = 8, q = 0.351, lambda = e^2 (000 §6.1's setting): a certified

@@ -28,8 +28,11 @@ PARTIAL_DROP = True
 PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
 #: the Fourier items' smoothing and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``,
 #: ``W`` the items' total mass: their errors enter the width times ``W``, so below this mass (tiny
-#: eta) they keep the width's share of a mass-1 walk at no more cost (walk module doc, "Far decisions")
-SMOOTH_MASS = 1e-3
+#: eta) they keep a tenth of the width's share of a mass-1 walk at no more cost (walk module doc, "Far
+#: decisions").  Until session 23 1e-3: at ``k = 8``, ``q = 0.415``, ``tol = 5.42e-219`` the decay
+#: bands (their count grows as ``1 / sg``) took 35 of the walk's ~90 s, the same enclosure to six
+#: digits with 3e-2 or 0.3 (walk 93 -> 58 s side by side; ``benchmarks/RESULTS.md``, session 23)
+SMOOTH_MASS = 0.1
 #: a node is decided (:meth:`walk.Walk.decision`) at the first of these deviations whose Chernoff
 #: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
 #: it fails for one (walk module doc, "Far decisions")
@@ -81,6 +84,12 @@ N_GRID_REL = 5e-3
 #: ``rel = 1e-4``; at ``k = 8``, ``q = 0.30``, ``tol = 3.5e-5`` (``g = 32``) the integrals take
 #: 100 -> 33 CPU s and the width 5.92e-4 -> 5.89e-4: ``benchmarks/RESULTS.md``, session 9)
 N_GRID_FROM = 5 * 10**7
+#: ... and the grid halved for an item while its mass times ``g`` exceeds ``N_GRID_ITEM * tol``
+#: (a heavy item's shift is a share of the width: at ``k = 8``, ``q = 0.415``, ``tol = 7.86e-219``,
+#: eta ~1.48e-214, the width 23.7 -> 6.7 tol for 53 -> 70 s; ``k = 16``, ``q = 0.41``, ``tol =
+#: 2.59e-92``: 6.1 -> 2.2 tol, 41 -> 51 s; ``k = 8``, ``q = 0.30``, ``tol = 3.5e-5``: unchanged;
+#: ``benchmarks/RESULTS.md``, session 23)
+N_GRID_ITEM = 3200.0
 
 #: the mixture's items in clusters: Taylor order and half-width ``|z delta| <= TAYLOR_RADIUS``
 #: at the window's end ``z = U1`` (remainder ``<= TAYLOR_RADIUS^R / (R R!)`` per unit mass)

@@ -101,7 +101,9 @@ fewer nodes: 6,392 -> 6,025).
 **Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
 another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
-the null outputs; the count stays at least the decay bands' ``n_min``).  The integrand's cost
+the null outputs; the count stays at least the decay bands' ``n_min``), halved for an item while
+its mass times ``g`` exceeds ``N_GRID_ITEM * tol`` (at tiny eta the heaviest items' shift was most
+of the width).  The integrand's cost
 grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
 ``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5 * 10^7`` null
 outputs (``k >= 6`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
@@ -1178,6 +1180,8 @@ class Walk(LightLaws):
             # P[Y > s] from fewer null outputs, an upper bound of P[Y >= s] from more (module doc)
             n_min = max(2, self.n_users - self.n_slack)
             g = self.n_grid
+            while g > 1 and pm * g > settings.N_GRID_ITEM * self.tol:
+                g //= 2
             if side == "up":
                 n = -(-n // g) * g
             elif n >= n_min:
