@@ -77,25 +77,31 @@ def smoothing(law, *, n_min: int, sg_base: float, tol: float, eps_int: float, de
 
 
 def mixture_tail(items, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, W, eps_int: float, tol: float,
-                 prec: int):
+                 prec: int, complement: bool = False):
     """Certified ``sum P P[V > x]`` over ``(n, m, x, P)``, ``V = x_light(n, m) + N(0, sg^2)``:
     one Gil-Pelaez integral of the mixed characteristic function (module doc).
 
     ``laws(n, m)`` is the light law of ``n`` null and ``m`` changed-user light outputs, ``wy`` the light
     statistic's weights per light level, ``pl0``, ``pl1`` the null and changed-user light level
     laws; ``sg``, ``U1``, ``T1`` from :func:`smoothing`; ``W`` the items' total mass; ``eps_int``
-    and ``tol`` the integral's and the walk's tolerances; ``prec`` the working precision."""
+    and ``tol`` the integral's and the walk's tolerances; ``prec`` the working precision;
+    ``complement``: the caller takes ``W - S`` (:func:`mixture_tails`)."""
     return mixture_tails([(items, W)], laws=laws, wy=wy, pl0=pl0, pl1=pl1, sg=sg, U1=U1, T1=T1,
-                         eps_int=eps_int, tol=tol, prec=prec)[0]
+                         eps_int=eps_int, tol=tol, prec=prec, complement=complement)[0]
 
 
 def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_int: float, tol: float,
-                  prec: int):
+                  prec: int, complement: bool = False):
     """:func:`mixture_tail` of one or two item lists ``sides = [(items, W), ...]`` with the same
     light laws and smoothing, in one integral: the integrand ``F_0 + i F_1`` (each ``F_j`` is
     real on the real line, so the result's real part encloses ``int F_0`` and its imaginary part
     ``int F_1``); the characteristic functions of the light levels are computed once per node
-    for both sides (a walk's upper and lower sides of one bin).  A list of enclosures."""
+    for both sides (a walk's upper and lower sides of one bin).  A list of enclosures.
+
+    ``complement``: the caller takes ``W - S`` (a walk of ``P[R < thr]``), so the integral's
+    error must be small against that, not against ``S``: no relative goal (arb's integration
+    stops at ``rel_tol |I|`` otherwise, 2^-60: 003's reverse at ``k = 8``, ``q = 0.351``, tol
+    3.13e-38, ``S = 0.0679 +/- 5.8e-19`` where ``W - S`` is ~1e-30)."""
     assert 1 <= len(sides) <= 2
     with ctx.workprec(prec):
         law0 = laws(min(n for items, _ in sides for n, *_ in items), 0)
@@ -207,7 +213,8 @@ def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_in
             eps_all = eps_c if eps_all is None else min(eps_all, eps_c)
         # one lower end for both sides (the Taylor piece below it is bounded per side)
         a0 = arb(min(d0 for _, _, d0, _ in consts))
-        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_all) / 16, rel_tol=arb(2) ** -60,
+        rel_tol = arb(2) ** -(prec if complement else 60)
+        I = acb.integral(F, a0, arb(U1), abs_tol=arb(eps_all) / 16, rel_tol=rel_tol,
                          eval_limit=2_000_000, deg_limit=200)
         out = []
         for j, ((SD, SM3, _, W), (_, _, taylor_err)) in enumerate(zip(consts, setups)):
@@ -240,9 +247,15 @@ def _clusters(items, laws, h: float, aU1):
             e = j
             while e < len(its) and float(its[e][1]) - c_start <= h:
                 e += 1
-            c0f = 0.5 * (c_start + float(its[e - 1][1]))
-            c0 = arb(c0f)
-            dls = [(P, c - c0) for P, c in its[j:e]]
+            if e - j == 1:
+                # a lone item: its own centred point (an arb), no Taylor remainder at all (a float
+                # centre left |delta| ~ 1e-17: a remainder ~1e-16 of its mass, the floor of 003's
+                # reverse at k = 8, where the walk takes W - S)
+                c0 = its[j][1]
+                dls = [(its[j][0], arb(0))]
+            else:
+                c0 = arb(0.5 * (c_start + float(its[e - 1][1])))
+                dls = [(P, c - c0) for P, c in its[j:e]]
             # the cluster's own order (module doc): its remainder per unit mass below
             # TAYLOR_REM, at most TAYLOR_ORDER (a lone item's spread is a rounding ball)
             R = taylor_order(max(float_hi(dl.abs_upper()) for _, dl in dls) * U1)

@@ -1252,7 +1252,8 @@ class Walk(LightLaws):
         walk's laws: one integral for both sides)."""
         return integral.mixture_tails(sides, laws=lambda n, m: self.law(n, m)[0], wy=self.wy, pl0=self.pl0,
                                       pl1=self.pl1, sg=sg, U1=U1, T1=T1,
-                                      eps_int=self.eps_int * self.smooth_scale, tol=self.tol, prec=self.prec)
+                                      eps_int=self.eps_int * self.smooth_scale, tol=self.tol, prec=self.prec,
+                                      complement=not self.upper)
 
 
 def _mass(PQ) -> float:
