@@ -69,9 +69,10 @@ def test_delta_exact_encloses_over_eps_ball():
     assert lo <= iv.lower <= iv.upper <= hi
 
 
-def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None):
+def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None, heavier=None):
     """kfourier_details replaced by certified-looking enclosures of eta = 1/10 whose width is
-    ``widths(tol)``; records the tolerances asked (and in ``hints`` the pilot's shift and light
+    ``widths(tol)`` (``heavier(tol)`` for a pass with a light level enumerated as heavy, when
+    given); records the tolerances asked (and in ``hints`` the pilot's shift and light
     levels each pass was given, in ``fines`` its ``fine``)."""
     from exactdp.core.errors import PrecisionError
     from exactdp.core.interval import Interval
@@ -87,7 +88,8 @@ def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None):
             fines.append(fine)
         if len(asked) in fail_at:
             raise PrecisionError("cannot certify")
-        w = Fraction(widths(tol)).limit_denominator(10 ** 15)
+        wf = heavier if heavier is not None and extra_light is not None and extra_light < 0 else widths
+        w = Fraction(wf(tol)).limit_denominator(10 ** 15)
         iv = Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
         return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25 if alpha is None else alpha,
                                  0 if extra_light is None else extra_light,
@@ -304,6 +306,22 @@ def test_kfourier_passes_go_heavier_at_the_fine_floor(monkeypatch):
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
     methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert all(h[1] in (None, 0) for h in hints)
+
+
+def test_kfourier_passes_end_where_the_heavier_walk_is_not_narrower(monkeypatch):
+    # at the floor (1e-3) one light level more is enumerated; a heavier walk no narrower ends the
+    # passes at once, the answer the intersection (003's reverse, k = 8, q = 0.351: 28 of 34 s
+    # went to heavier walks 1e15 times wider); one narrower is taken (here it reaches the width asked)
+    hints = []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints, heavier=lambda t: 5e-2)
+    iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    assert hints[-1][1] == -1 and [h[1] for h in hints].count(-1) == 1
+    assert float(iv.width) == pytest.approx(1e-3, rel=1e-9)
+    hints.clear()
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints,
+                           heavier=lambda t: max(10 * t, 1e-5))
+    iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    assert hints[-1][1] == -1 and float(iv.width) <= 1e-5
 
 
 def test_kfourier_passes_out_of_reach(monkeypatch):

@@ -261,7 +261,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     the next tol comes from eta's scale (:func:`~exactdp.reductions.kfourier.tiny_scale`: its upper
     end from ``kfourier.settings.TINY_UPPER_FROM_K`` copies on), below the upper end by a growing
     leap while no lower end is known (kfourier walk module doc, "Far
-    decisions").  (Until session 17 the passes stopped at an absolute width of 1e-9.)"""
+    decisions").  A pass with one more light level enumerated as heavy (at the series enclosure's
+    floor) that is not narrower than the pass before it ends the passes.  (Until session 17 the
+    passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
     from .kfourier import kfourier_details, next_pass_tol, settings as kf_settings, tiny_scale
     rel = Fraction(1, 10 ** digits)
@@ -271,6 +273,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     fine_floor = False                         # the fine settings taken at the default one's floor
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
     shift_located = False                      # the shift handed on came from a located pass
+    heavier_from = None                        # the width of the pass after which a level went heavy
     began = time.monotonic()
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
@@ -319,6 +322,12 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             last, t = float(got.width), min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
             continue
         w = float(got.width)
+        if heavier_from is not None and w > 0.8 * heavier_from:
+            # one more level enumerated as heavy did not narrow the enclosure: the floor is not the
+            # light law's power sums (003's reverse, k = 8, q = 0.351: [3.7e-40, 1.1e-37] from
+            # 18 nodes, then 87 ... 6,169 nodes for [0, 3.8e-23] ... [0, 4.8e-32], 28 of 34 s)
+            break
+        heavier_from = None
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0
         if strikes and not run.fine and P.k < kf_settings.FINE_K_LIMIT:
             # the default series enclosure's floor: the next passes with the fine one (narrower,
@@ -333,7 +342,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # 1,175 nodes, seconds), from the same tol
             hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
                     **({"fine": True} if run.fine else {})}
-            strikes, last, shift_located = 0, None, True
+            strikes, last, shift_located, heavier_from = 0, None, True, w
             continue
         if strikes == 2 or (strikes and fine_floor):
             # twice not narrower, or once after the fine settings were taken at the default
