@@ -313,13 +313,12 @@ def test_kfourier_passes_end_where_the_heavier_walk_is_not_narrower(monkeypatch)
     # passes at once, the answer the intersection (003's reverse, k = 8, q = 0.351: 28 of 34 s
     # went to heavier walks 1e15 times wider); one narrower is taken (here it reaches the width asked)
     hints = []
-    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints, heavier=lambda t: 5e-2)
+    _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints, heavier=lambda t: 5e-2)
     iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert hints[-1][1] == -1 and [h[1] for h in hints].count(-1) == 1
     assert float(iv.width) == pytest.approx(1e-3, rel=1e-9)
     hints.clear()
-    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints,
-                           heavier=lambda t: max(10 * t, 1e-5))
+    _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints, heavier=lambda t: max(10 * t, 1e-5))
     iv = methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
     assert hints[-1][1] == -1 and float(iv.width) <= 1e-5
 

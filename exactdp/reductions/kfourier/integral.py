@@ -101,7 +101,7 @@ def mixture_tails(sides, *, laws, wy, pl0, pl1, sg: float, U1: float, T1, eps_in
     ``complement``: the caller takes ``W - S`` (a walk of ``P[R < thr]``), so the integral's
     error must be small against that, not against ``S``: no relative goal (arb's integration
     stops at ``rel_tol |I|`` otherwise, 2^-60: 003's reverse at ``k = 8``, ``q = 0.351``, tol
-    3.13e-38, ``S = 0.0679 +/- 5.8e-19`` where ``W - S`` is ~1e-30)."""
+    3.13e-38, ``S = 0.0679 +/- 5.8e-19`` where ``W - S`` is ~1e-37)."""
     assert 1 <= len(sides) <= 2
     with ctx.workprec(prec):
         law0 = laws(min(n for items, _ in sides for n, *_ in items), 0)
