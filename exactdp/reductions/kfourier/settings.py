@@ -28,11 +28,12 @@ PARTIAL_DROP = True
 PARTIAL_Z = (6.0, 5.0, 4.5, 4.0, 3.5, 3.0, 2.5, 2.0, 1.5, 1.0, 0.5)
 #: the Fourier items' smoothing and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``,
 #: ``W`` the items' total mass: their errors enter the width times ``W``, so below this mass (tiny
-#: eta) they keep a tenth of the width's share of a mass-1 walk at no more cost (walk module doc, "Far
-#: decisions").  Until session 23 1e-3: at ``k = 8``, ``q = 0.415``, ``tol = 5.42e-219`` the decay
+#: eta) they keep a hundredth of the width's share of a mass-1 walk at no more cost (walk module doc,
+#: "Far decisions").  Until session 23 1e-3: at ``k = 8``, ``q = 0.415``, ``tol = 5.42e-219`` the decay
 #: bands (their count grows as ``1 / sg``) took 35 of the walk's ~90 s, the same enclosure to six
-#: digits with 3e-2 or 0.3 (walk 93 -> 58 s side by side; ``benchmarks/RESULTS.md``, session 23)
-SMOOTH_MASS = 0.1
+#: digits with 3e-2 or 0.3 (walk 93 -> 58 s side by side); 0.1 widened ``delta --k 2 -q 0.351`` 2x
+#: (5.0e-11 -> 1.0e-10, 1.8 -> 2.4 s), 1e-2 by a third (1.6 s; ``benchmarks/RESULTS.md``, session 23)
+SMOOTH_MASS = 1e-2
 #: a node is decided (:meth:`walk.Walk.decision`) at the first of these deviations whose Chernoff
 #: bound, times the node's mass, is below ``tol / 100``; the check fails for every later one once
 #: it fails for one (walk module doc, "Far decisions")
