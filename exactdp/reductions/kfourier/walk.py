@@ -29,9 +29,9 @@ and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``, ``W`` the items
 errors enter the width times ``W``): at tol 1e-34 the decay bands of a smoothing at tol's own
 resolution took 298 of the walk's 300 s, the walk now 1.7 s.  Further out the passes still reach
 eta (``k = 2``, ``q = 0.41``: [1.39e-153, 1.40e-153] in seconds; ``k = 16``: [6.89412e-88,
-6.89468e-88] in 53 s (session 23), seven passes, the last at tol 2.6e-92), but where eta is a large deviation
-of many heavy outputs (``k = 2`` from ``q = 0.42``) the decisions give only an upper bound (the root decided below; the passes' float tols end near
-1e-300) and a walk at eta's scale is out of reach (``k = 2``, ``q = 0.41``, tol 4e-195, 40 decades
+6.89468e-88] in 53 s (session 23), seven passes, the last at tol 2.6e-92), but where eta is a
+large deviation of many heavy outputs (``k = 2`` from ``q = 0.42``) the decisions give only an
+upper bound (the root decided below; the passes' float tols end near 1e-300) and a walk at eta's scale is out of reach (``k = 2``, ``q = 0.41``, tol 4e-195, 40 decades
 below eta: over 600 s); that needs an exponentially tilted walk (not built).
 
 **Decisions by the coupling.**  Among the children of one node with the same changed-user
@@ -103,8 +103,7 @@ another null count: rounded down to a multiple of ``g`` for the lower side (``P[
 outputs is smaller) and up for the upper, ``g = 2^j <= N_GRID_REL sqrt(n_users)`` (``n_users``
 the null outputs; the count stays at least the decay bands' ``n_min``), halved for an item while
 its mass times ``g`` exceeds ``N_GRID_ITEM * tol`` (at tiny eta the heaviest items' shift was most
-of the width).  The integrand's cost
-grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
+of the width).  The integrand's cost grows with the number of distinct counts ``(n, m)``; the shift of at most ``g`` outputs out of
 ``n`` moves ``Y`` by ``O(g / sqrt(n))`` of its deviation; used from ``N_GRID_FROM = 5 * 10^7`` null
 outputs (``k >= 6`` at ``N = 10^7``; at ``L = 12``, ``N = 2 * 10^5``, ``g = 2``, a delta of two
 mid-range etas widened 3x).  ``k = 16``, ``q = 0.356``, ``tol = 1e-4`` (``g = 32``): CPU 32.9 ->
