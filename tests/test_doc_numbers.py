@@ -241,6 +241,30 @@ def test_reverse_direction_tilted_sentence():
         assert abs(iv.mid / F(got) - 1) < F(10) ** -(len(got.split("e")[0]) - 2), (q, iv)
 
 
+def _quote_holds(got: str, iv) -> bool:
+    """A quoted 3-digit number (``1.53e-223791``) agrees with an enclosure to its last digit."""
+    return abs(iv.mid / F(got) - 1) < F(10) ** -(len(got.split("e")[0]) - 2)
+
+
+def test_forward_far_tail_tilted_sentence(capsys):
+    """The forward far tail by tilting: the README's q = 0.45 line as printed (also with --k 1)."""
+    from exactdp.apps.cli import main
+    (line,) = find(r"--eps 2 --digits 3`\s+prints `(eta in \[[0-9.e-]+, [0-9.e-]+\])` in under a second")
+    for k in ([], ["--k", "1"]):
+        assert main(["eta", "-N", "10000000", "-L", "40", "-q", "0.45", "--eps", "2", "--digits", "3", *k]) == 0
+        assert capsys.readouterr().out.startswith(line + " ")
+
+
+@pytest.mark.slow
+def test_forward_far_tail_tilted_values():
+    """The README's q = 0.41 and 0.42 forward values (tilted, ~40 s together)."""
+    lo, hi = find(r"\(q = 0\.41: `\[([0-9.e-]+), ([0-9.e-]+)\]`")
+    iv = from_randomized_response(10**7, 40, "0.41").eta(eps=2, digits=3)
+    assert F(lo) <= iv.lower and iv.upper <= F(hi)
+    (v,) = find(r"q = 0\.42: ([0-9.e-]+);")
+    assert _quote_holds(v, from_randomized_response(10**7, 40, "0.42").eta(eps=2, digits=3))
+
+
 # ------------------------------------------------------------------ guarantee
 def test_guarantee_l1_canonical_not_worst():
     from exactdp.apps.allpairs import worst_delta

@@ -27,6 +27,7 @@ from flint import arb
 from exactdp import from_randomized_response
 from exactdp.apps.cli import main
 from exactdp.core.errors import ParameterError, PrecisionError
+from exactdp.core.interval import Interval
 from exactdp.engine.tilted import (log10_chernoff, prefactor, saddle_point, tilted_sums)
 from exactdp.model.mechanism import Mechanism
 
@@ -38,12 +39,12 @@ def test_agrees_with_tree(L, N, q, lam):
     d = from_randomized_response(N, L, q, "reverse")
     eta = d.eta(lam=lam, digits=12)
     delta = d.delta(lam=lam, digits=12)
-    assert 0 < r.p_below.lower and r.p_below.relative_width() < 1e-7
-    assert r.p_below.overlaps(eta), (r.p_below, eta)
-    assert r.p_below.lower <= eta.upper and eta.lower <= r.p_below.upper
-    ex = r.ex_below.scale(lam)              # delta_rev = lam E(1/lam - S)+
-    assert ex.overlaps(delta) and r.ex_below.relative_width() < 1e-7, (ex, delta)
-    assert float(r.p_below.mid) < 1e-5
+    assert 0 < r.p.lower and r.p.relative_width() < 1e-7
+    assert r.p.overlaps(eta), (r.p, eta)
+    assert r.p.lower <= eta.upper and eta.lower <= r.p.upper
+    ex = r.ex.scale(lam)              # delta_rev = lam E(1/lam - S)+
+    assert ex.overlaps(delta) and r.ex.relative_width() < 1e-7, (ex, delta)
+    assert float(r.p.mid) < 1e-5
 
 
 def test_lattice_point_threshold_holds_for_both_events():
@@ -52,7 +53,7 @@ def test_lattice_point_threshold_holds_for_both_events():
     d = from_randomized_response(1000, 3, "1/4", "reverse")
     strict = d.eta(lam=3, digits=10)
     inclusive = d.eta(lam=3, digits=10, inclusive=True)
-    assert r.p_below.lower <= strict.upper and inclusive.lower <= r.p_below.upper
+    assert r.p.lower <= strict.upper and inclusive.lower <= r.p.upper
     assert strict.upper < inclusive.lower       # the atom is real: both ends are needed
 
 
@@ -115,7 +116,7 @@ def test_importance_sampled_monte_carlo_at_deployment_scale():
     m, N = Mechanism(40, "0.351"), 10**7
     s = arb(-2).exp()
     r = tilted_sums(m, N, s, rel=1e-6)
-    assert r.p_below.relative_width() < 1e-5 and -8490 < r.log10_prefactor < -8480
+    assert r.p.relative_width() < 1e-5 and -8490 < r.log10_prefactor < -8480
     t = saddle_point(m, N, s)
     _, cats, probs, w = prefactor(m, N, s, t)
     pr = np.array([float(p) for p in probs])
@@ -176,7 +177,7 @@ def test_chernoff_bounds_are_above_the_enclosures():
     m, N, s = Mechanism(40, "0.30"), 10**7, F(1, 7)
     b, e = chernoff_bounds(m, N, s)
     r = tilted_sums(m, N, s, excess=True, rel=1e-6)
-    assert r.p_below.upper <= arb_to_interval(b).lower and r.ex_below.upper <= arb_to_interval(e).lower
+    assert r.p.upper <= arb_to_interval(b).lower and r.ex.upper <= arb_to_interval(e).lower
     assert chernoff_bounds(m, N, F(3, 2)) is None
 
 
@@ -197,3 +198,81 @@ def test_values_below_the_floor_are_the_certified_bound():
     with pytest.raises(DigitsNotMetError, match="Chernoff bound") as e:
         d.eta(eps=2, digits=3)
     assert e.value.reached.lower == 0 and e.value.reached.upper == F(1, 10**10**6)
+
+
+# ----------------------------------------------------------------- the upper tail (forward)
+@pytest.mark.parametrize("L,N,q,lam", [(3, 200, "1/4", F(3)), (3, 1000, "1/4", F(2)),
+                                       (4, 500, "1/4", F(4)), (8, 2000, "0.2446", F(2))])
+def test_upper_tail_agrees_with_tree(L, N, q, lam):
+    """The forward eta P_{D_m}[S > lam] = E_D[S; S > lam] (one integral, kernel s h + h2) and
+    delta E_D(S - lam)+ against the exact tree: the lattice route (L = 3, 4 at q = 1/4; a threshold
+    on the lattice gives the hull of > and >=) and the smoothed one (L = 8, q = 0.2446)."""
+    r = tilted_sums(Mechanism(L, q), N, lam, upper=True, forward=True, excess=True,
+                    rel=1e-8 if L < 8 else 1e-6)
+    d = from_randomized_response(N, L, q, "forward")
+    eta = d.eta(lam=lam, digits=12)
+    assert r.p is None and r.upper
+    assert r.p_forward.lower <= eta.upper and eta.lower <= r.p_forward.upper, (r.p_forward, eta)
+    assert eta.lower <= d.eta(lam=lam, digits=12, inclusive=True).upper
+    assert r.ex.overlaps(d.delta(lam=lam, digits=12)) and r.ex.relative_width() < 1e-4
+    assert r.p_forward.relative_width() < (3e-2 if L == 3 else 1e-4)
+    if L < 8:
+        # the null upper tail P_D[S > lam] alone, and forward = s P + E(S - s)+ (the same law)
+        r2 = tilted_sums(Mechanism(L, q), N, lam, upper=True, excess=True, rel=1e-8)
+        both = Interval(lam * r2.p.lower + r2.ex.lower, lam * r2.p.upper + r2.ex.upper)
+        assert both.overlaps(r.p_forward)
+
+
+
+def test_upper_tail_importance_sampled_at_deployment_scale():
+    """L = 40, N = 10^7, q = 0.43, lam = e^2 (eta ~1e-8221): the forward function's expectation
+    under the tilted law, s J + K = E_Q[S e^{-t(S - s)}; S > s], against a seeded Monte Carlo of
+    the tilted multinomial counts (an independent route to the quadrature)."""
+    m, N = Mechanism(40, "0.43"), 10**7
+    s = arb(2).exp()
+    r = tilted_sums(m, N, s, upper=True, forward=True, rel=1e-5)
+    assert r.p_forward.relative_width() < 1e-4 and -8225 < r.log10_prefactor < -8215
+    t = saddle_point(m, N, s, upper=True)
+    _, cats, probs, w = prefactor(m, N, s, t, upper=True)
+    pr = np.array([float(p) for p in probs])
+    wf = -np.array([float(x) for x in w])             # the weights of S (prefactor's are -w)
+    rng = np.random.default_rng(20261206)
+    T = rng.multinomial(N, pr / pr.sum(), size=40000)
+    S = T @ wf
+    Y = S - float(s)
+    g = S * np.exp(-t * np.maximum(Y, 0)) * (Y > 0)
+    est, se = g.mean(), g.std() / math.sqrt(len(g))
+    J = float(r.J.mid)
+    assert abs(est - J) < max(5 * se, 0.05 * J), (est, se, J)
+
+
+def test_forward_far_tail_on_the_command_line(capsys):
+    rc, out, err = _run(["eta", "-N", "10000000", "-L", "40", "-q", "0.45", "--eps", "2", "--json",
+                         "--quiet"], capsys)
+    assert rc == 0, err
+    rec = json.loads(out)
+    assert rec["strategy"] == "tilted"
+    lo, hi = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
+    assert 0 < lo <= hi and (hi - lo) / hi <= F(1, 10**3)
+    assert F(1, 10**223792) < lo < F(1, 10**223790)
+
+
+@pytest.mark.slow
+def test_upper_tail_overlaps_the_heavy_light_strategy():
+    """q = 0.40 (eta ~3.31e-56), where both reach: the tilted forward eta (~30 s) and the
+    heavy/light strategy's (exactdp.engine.largen, outlier) overlap."""
+    from exactdp.engine.largen import split_sums
+    m, N, lam = Mechanism(40, "0.40"), 10**7, F(738905609893065, 10**14)
+    r = tilted_sums(m, N, lam, upper=True, forward=True, rel=1e-5)
+    ss = split_sums(m, N, lam, outlier=True, tol=1e-60)
+    assert r.p_forward.overlaps(ss.p_above), (r.p_forward, ss.p_above)
+    assert r.p_forward.relative_width() < 1e-4 and ss.p_above.relative_width() < 1e-3
+
+
+def test_upper_tail_bad_input():
+    m = Mechanism(4, "1/4")
+    with pytest.raises(ParameterError, match="forward needs upper"):
+        tilted_sums(m, 100, F(2), forward=True)
+    with pytest.raises(PrecisionError, match="upper tail"):
+        tilted_sums(m, 100, F(1, 2), upper=True)          # below E S = 1: not an upper tail
+    assert log10_chernoff(m, 100, F(1, 2), upper=True) == 0.0

@@ -1,4 +1,4 @@
-r"""Certified lower tails far below 1e-300: exponential tilting with an exact prefactor.
+r"""Certified tails far below 1e-300: exponential tilting with an exact prefactor.
 
 The reverse direction (003 (2.10): ``R = N / X`` under ``D``) asks for the *lower*
 tail of ``S = X / N = sum_i w(Y_i)`` (000 (3.6)): ``eta_rev(lam) = P[S < s]`` and
@@ -8,7 +8,8 @@ independent; user ``i`` lands in category ``l`` with ``pi0_l = C(L,l) q^l p^(L-l
 ``E S = 1``.  At deployment scale these values are astronomically small (~1e-8485 at
 L = 40, N = 10^7, q = 0.351, lam = e^2), far below the absolute resolution of the
 heavy/light strategy (:mod:`exactdp.engine.largen`), which then certifies only an
-upper bound.  This module gives them with *relative* precision.
+upper bound.  This module gives them with *relative* precision, and the forward direction's
+upper tail the same way (below, "The upper tail").
 
 **Heavy categories drop out exactly.**  A user in a category with ``w_l > s`` makes
 ``S > s``, so both ``1{S < s}`` (or ``<=``) and ``(s - S)+`` vanish unless every user
@@ -71,11 +72,30 @@ characteristic function is within reach and the smoothing (which cannot be prove
 phases return to 0 mod 2 pi) is not needed: ``P(U = u)`` by inversion over one period and the
 geometric sums over ``u <= u*`` give ``J`` and ``K`` exactly as one integral each
 (:func:`_lattice`); a threshold on the lattice (rational ``s``) gives the hull of ``<`` and ``<=``.
+(The upper tail, below: ``-S = -c_L + Delta U`` with ``V_l = (W_L - W_l) / h``; the forward
+function ``s J + K`` from the two.)
+
+**The upper tail (the forward direction).**  ``P[S > s]`` is the lower tail of ``-S``: the same
+identities with the weights ``-w_l`` over every category (none is excluded: a heavy user only
+helps) and the threshold ``-s``, i.e. ``m(t) = sum pi0_l e^{t w_l}``, the prefactor
+``m(t)^N e^{-ts}`` and ``J = E_Q[e^{-tY} 1{Y > 0}]``, ``K = E_Q[Y e^{-tY} 1{Y > 0}]``, ``Y = S -
+s``.  The forward direction's ``eta = P_{D_m}[S > s]`` (000 (3.6): ``R = S`` is the likelihood
+ratio of ``D_m`` to ``D``, so ``P_{D_m}[S > s] = E_D[S; S > s]``) is ``m(t)^N e^{-ts}`` times
+``E_Q[(s + Y) e^{-tY}; Y > 0] = s J + K``: one integral with the kernel ``s / (t - iu) + 1 /
+(t - iu)^2`` (the smoothing bracket is linear in the function, with ``Q_a (s + 1/(e t))``).
+The tilted law puts a few users at the top categories (L = 40, N = 10^7, lam = e^2, q = 0.43:
+~810 at ``w = 7.9e-3`` against the other users' spread ~1e-3), so ``|f|^N`` returns near the
+multiples of ``2 pi / w``; the quadrature runs past those lobes (:func:`_lumpy_window`, a float
+scan) and the decay proof starts beyond.  Each integral carries both ends of the smoothing
+bracket (shifts ``c -+ a`` as the real and imaginary parts of one integrand).  At L = 40,
+N = 10^7, lam = e^2: q = 0.41 ``[1.14419585e-293, 1.14420012e-293]`` in 23 s, q = 0.42 ~3.46e-1555
+in 13 s, q = 0.45 ~1.53e-223791 in 0.3 s (``benchmarks/RESULTS.md``); q = 0.40 overlaps the
+heavy/light strategy's ``[3.3101311e-56, 3.3101372e-56]``.
 
 **Routing and cost.**  ``PrivacyRatio`` (reverse direction, beyond the tree) sends
 ``P[S < s]`` and ``E(s - S)+`` here when the saddle-point Chernoff estimate is below
-``10^CHERNOFF_ROUTE`` (the heavy/light strategy's widths are absolute, ~its truncation);
-below ``10^TILT_FLOOR`` the certified bound :func:`chernoff_bounds` is the answer.  One decay
+``10^CHERNOFF_ROUTE``, and the forward direction's eta and delta below ``10^FORWARD_ROUTE``
+(the heavy/light strategy's widths are absolute, ~its truncation); below ``10^TILT_FLOOR`` the certified bound :func:`chernoff_bounds` is the answer.  One decay
 proof may use ``DECAY_BANDS`` band bounds before ``a`` is coarsened (a cost choice).
 
 Every piece (prefactor, quadrature, tails, smoothing, ``Q_a``, rounding) is an arb
@@ -84,7 +104,7 @@ approximation.
 
 >>> from fractions import Fraction
 >>> r = tilted_sums(Mechanism(4, "1/4"), 200, Fraction(1, 4), excess=True, rel=1e-8)
->>> 1e-6 < float(r.p_below.mid) < 1e-4, r.p_below.relative_width() < 1e-6
+>>> 1e-6 < float(r.p.mid) < 1e-4, r.p.relative_width() < 1e-6
 (True, True)
 """
 
@@ -103,17 +123,23 @@ from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, band_decay_bound, cf_pair
 
 __all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "chernoff_bounds", "prefactor",
-           "CHERNOFF_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
+           "CHERNOFF_ROUTE", "FORWARD_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
 
 #: below this Chernoff bound (log10) the reverse direction's lower tail goes to the
 #: tilted strategy: the heavy/light strategy's absolute resolution ends near 1e-30
 CHERNOFF_ROUTE = -30.0
+#: the same for the forward direction's upper tail: the heavy/light strategy reaches ~1e-280 (its
+#: truncation floor) in a second (L = 40, N = 10^7, q = 0.40, lam = e^2: 3.3e-56 in 0.1 s against
+#: 30 s tilted), so only values beyond it are tilted
+FORWARD_ROUTE = -250.0
 #: below 10^TILT_FLOOR (a certified Chernoff bound) the value is reported as that bound: an
 #: exact-rational enclosure of a number below 1e-1000000 (a Fraction with millions of bits)
 #: is slow to handle and print, and no query needs its digits
 TILT_FLOOR = -10**6
 #: coarsenings of the smoothing resolution tried when the decay proof fails
 MAX_COARSEN = 6
+#: how far past the Gaussian window the quadrature may go for a lumpy tilted law (:func:`_lumpy_window`)
+WINDOW_GROWTH = 1000.0
 #: band bounds one decay proof may evaluate before the resolution is coarsened tenfold
 #: (a cost choice: a coarser resolution only widens the enclosure)
 DECAY_BANDS = 250_000
@@ -121,19 +147,22 @@ DECAY_BANDS = 250_000
 
 @dataclass(frozen=True)
 class TiltedSums:
-    """Certified ``p_below = P[S < s]`` (also ``P[S <= s]``) and ``ex_below = E(s - S)+``
-    (``None`` unless asked) under the null law, with the pieces of the certificate:
-    the tilt ``t``, ``log10`` of the prefactor ``m(t)^N e^{ts}``, the enclosures of
-    ``J`` and ``K``, the smoothing half-width ``a`` (0 on the exact-lattice route) and the
-    integrals computed.  ``p_below`` is ``m(t)^N e^{ts}`` (000 (3.6)-(3.7)) times ``J``.
+    """Certified ``p = P[S < s]`` (also ``P[S <= s]``) and ``ex = E(s - S)+`` (``None``
+    unless asked) under the null law; ``upper``: ``p = P[S > s]`` (also ``>=``) and ``ex = E(S -
+    s)+``, or in place of ``p`` the forward direction's ``p_forward = P_{D_m}[S > s] = E[S; S >
+    s]`` (``R = S`` is the likelihood ratio of ``D_m`` to ``D``, 000 (3.6)).  With the pieces of
+    the certificate: the tilt ``t``, ``log10`` of the prefactor ``m(t)^N e^{ts}``, the
+    enclosures ``J`` (of the first function asked: ``h``, or ``s h + h2`` for ``p_forward``) and
+    ``K`` (of ``h2``), the smoothing half-width ``a`` (0 on the exact-lattice route) and the
+    integrals computed.  ``p`` is ``m(t)^N e^{ts}`` (000 (3.6)-(3.7)) times ``J``.
 
     >>> r = tilted_sums(Mechanism(3, "1/4"), 200, Fraction(1, 3))
-    >>> r.a, r.J.upper <= 1, round(r.log10_prefactor) <= 0
-    (0.0, True, True)
+    >>> r.a, r.J.upper <= 1, round(r.log10_prefactor) <= 0, r.upper
+    (0.0, True, True, False)
     """
 
-    p_below: Interval
-    ex_below: Interval | None
+    p: Interval | None
+    ex: Interval | None
     t: float
     log10_prefactor: float
     J: Interval
@@ -141,17 +170,28 @@ class TiltedSums:
     a: float
     integrals: int
     seconds: float
+    upper: bool = False
+    p_forward: Interval | None = None
 
 
-def _light(mech: Mechanism, N: int, s: arb):
-    """Categories not certainly above ``s`` (``w_l > s`` forces ``S > s``): the set ``A``."""
+def _light(mech: Mechanism, N: int, s: arb, upper: bool = False):
+    """The categories that enter: for the lower tail those not certainly above ``s`` (``w_l > s``
+    forces ``S > s``: the set ``A``); for the upper tail every category, in descending weight
+    (so that the signed weights ``-w_l`` ascend, as the decay proof's pairs expect)."""
+    if upper:
+        return list(range(mech.L, -1, -1))
     return [l for l in range(mech.L + 1) if not (fmpq(mech.c[l].numerator, mech.c[l].denominator * N) > s)]
 
 
-def _float_law(mech: Mechanism, N: int, cats):
+def _sign(upper: bool) -> int:
+    """The side as a sign: the upper tail of ``S`` is the lower tail of ``-S`` (module doc)."""
+    return -1 if upper else 1
+
+
+def _float_law(mech: Mechanism, N: int, cats, upper: bool = False):
     import numpy as np
     lpi = np.array([math.log(mech.pi0[l].numerator) - math.log(mech.pi0[l].denominator) for l in cats])
-    w = np.array([float(mech.c[l]) / N for l in cats])
+    w = np.array([_sign(upper) * float(mech.c[l]) / N for l in cats])
     return lpi, w
 
 
@@ -167,26 +207,30 @@ def _tilted_moments(t: float, lpi, w):
     return mx + math.log(z), mu, var
 
 
-def saddle_point(mech: Mechanism, N: int, s) -> float:
+def saddle_point(mech: Mechanism, N: int, s, *, upper: bool = False) -> float:
     """The tilt ``t > 0`` with tilted mean ``E_Q S = s`` (float; any ``t > 0`` is valid,
     this one makes ``J`` moderate).  Raises :class:`PrecisionError` when ``s`` is not
-    below the mean of ``S`` restricted to ``A`` (not a lower tail).
+    below the mean of ``S`` restricted to ``A`` (not a lower tail; ``upper``: not above the
+    mean, not an upper tail).
 
     >>> t = saddle_point(Mechanism(40, "0.351"), 10**7, Fraction(1, 7))
     >>> 1e5 < t < 1e6
     True
+    >>> 100 < saddle_point(Mechanism(40, "0.42"), 10**7, Fraction(15, 2), upper=True) < 1e4
+    True
     """
     sa = _s_arb(s)
-    cats = _light(mech, N, sa)
-    lpi, w = _float_law(mech, N, cats)
-    sf = float(sa)
+    cats = _light(mech, N, sa, upper)
+    lpi, w = _float_law(mech, N, cats, upper)
+    sf = _sign(upper) * float(sa)
 
     def mean(t):
         return N * _tilted_moments(t, lpi, w)[1]
 
     if not mean(0.0) > sf:
-        raise PrecisionError("the threshold is not in the lower tail of S; the tilted strategy "
-                             "applies below the mean only")
+        side = "upper tail of S; the tilted strategy applies above" if upper else \
+            "lower tail of S; the tilted strategy applies below"
+        raise PrecisionError(f"the threshold is not in the {side} the mean only")
     lo, hi = 0.0, 1.0
     while mean(hi) > sf:
         lo, hi = hi, 2 * hi
@@ -210,47 +254,53 @@ def _s_arb(s) -> arb:
     return arb(fmpq(s.numerator, s.denominator))
 
 
-def log10_chernoff(mech: Mechanism, N: int, s) -> float:
-    """``log10`` of the Chernoff bound ``m(t)^N e^{ts} >= P[S < s]`` at the saddle point
-    (float, for routing: not a certificate); ``0.0`` when ``s`` is not in the lower tail.
+def log10_chernoff(mech: Mechanism, N: int, s, *, upper: bool = False) -> float:
+    """``log10`` of the Chernoff bound ``m(t)^N e^{ts} >= P[S < s]`` (``upper``: of ``P[S >
+    s]``) at the saddle point (float, for routing: not a certificate); ``0.0`` when ``s`` is not
+    in that tail.
 
     >>> log10_chernoff(Mechanism(40, "0.351"), 10**7, Fraction(1, 7)) < -1000
     True
     >>> log10_chernoff(Mechanism(40, "0.351"), 10**7, Fraction(2))
     0.0
+    >>> -1700 < log10_chernoff(Mechanism(40, "0.42"), 10**7, Fraction(15, 2), upper=True) < -1400
+    True
     """
     try:
-        t = saddle_point(mech, N, s)
+        t = saddle_point(mech, N, s, upper=upper)
     except PrecisionError:
         return 0.0
-    cats = _light(mech, N, _s_arb(s))
-    lpi, w = _float_law(mech, N, cats)
+    cats = _light(mech, N, _s_arb(s), upper)
+    lpi, w = _float_law(mech, N, cats, upper)
     lm = _tilted_moments(t, lpi, w)[0]
-    return min(0.0, (N * lm + t * float(_s_arb(s))) / math.log(10))
+    return min(0.0, (N * lm + t * _sign(upper) * float(_s_arb(s))) / math.log(10))
 
 
-def chernoff_bounds(mech: Mechanism, N: int, s, prec: int = 160):
-    """Certified upper bounds ``(P[S < s], E(s - S)+)`` as arb balls: ``m(t)^N e^{ts}`` times
-    ``J <= 1`` and ``K <= 1/(e t)`` (module doc) at the saddle point; ``None`` when ``s`` is not
-    in the lower tail.  Cheap (no integral): for scans that only compare with a target.
+def chernoff_bounds(mech: Mechanism, N: int, s, prec: int = 160, *, upper: bool = False):
+    """Certified upper bounds ``(P[S < s], E(s - S)+)`` (``upper``: ``(P[S > s], E(S - s)+)``)
+    as arb balls: ``m(t)^N e^{ts}`` times ``J <= 1`` and ``K <= 1/(e t)`` (module doc) at the
+    saddle point; ``None`` when ``s`` is not in that tail.  Cheap (no integral): for scans that
+    only compare with a target.
 
     >>> b, e = chernoff_bounds(Mechanism(40, "0.351"), 10**7, Fraction(1, 7))
     >>> b < arb(10) ** -1000 and e < b
     True
     """
     try:
-        t = saddle_point(mech, N, s)
+        t = saddle_point(mech, N, s, upper=upper)
     except PrecisionError:
         return None
     with ctx.workprec(prec):
-        lp = prefactor(mech, N, s, t, prec)[0]
+        lp = prefactor(mech, N, s, t, prec, upper=upper)[0]
         b = lp.exp()
         return b, b / (arb(1).exp() * arb(t))
 
 
-def prefactor(mech: Mechanism, N: int, s, t: float, prec: int = 160):
+def prefactor(mech: Mechanism, N: int, s, t: float, prec: int = 160, *, upper: bool = False):
     """``(log m(t)^N e^{ts}, A, tilted probabilities, weights)`` in arb at ``prec`` bits:
     ``m(t) = sum_{l in A} pi0_l e^{-t w_l}`` (000 (3.7), (3.2)), ``pi_l(t) = pi0_l e^{-t w_l} / m(t)``.
+    ``upper``: the same for ``-S`` (weights ``-w_l`` over every category, threshold ``-s``:
+    ``m(t) = sum pi0_l e^{t w_l}`` and ``e^{-ts}``).
 
     >>> lp, cats, pr, w = prefactor(Mechanism(2, "1/3"), 1, Fraction(1, 2), 1.0)
     >>> cats, abs(float(lp) - math.log(4/9 * math.exp(-1/4)) - 0.5) < 1e-12
@@ -259,10 +309,10 @@ def prefactor(mech: Mechanism, N: int, s, t: float, prec: int = 160):
     if not t > 0:
         raise ParameterError(f"t must be positive, got {t!r}")
     with ctx.workprec(prec):
-        sa = _s_arb(s)
-        cats = _light(mech, N, sa)
+        sa = _s_arb(s) * _sign(upper)
+        cats = _light(mech, N, sa, upper)
         th = arb(t)
-        w = [arb(fmpq(mech.c[l].numerator, mech.c[l].denominator * N)) for l in cats]
+        w = [_sign(upper) * arb(fmpq(mech.c[l].numerator, mech.c[l].denominator * N)) for l in cats]
         lg = [arb(fmpq(mech.pi0[l].numerator, mech.pi0[l].denominator)).log() - th * x
               for l, x in zip(cats, w)]
         mx = arb(max(float(x) for x in lg))
@@ -273,10 +323,15 @@ def prefactor(mech: Mechanism, N: int, s, t: float, prec: int = 160):
         return N * logm + th * sa, cats, probs, w
 
 
-def _integrate(law, N: int, *, shift, kernel, upper: float, eps: float, prec: int) -> arb:
-    """``(1/pi) int_0^upper Re[f(u)^N e^{iu shift} kernel(u)] du`` by arb's rigorous
-    quadrature, ``f`` the centred user's characteristic function (``law``'s one factor),
-    ``kernel(z, +1)`` the kernel and ``kernel(z, -1)`` its reflection ``conj k(conj z)``."""
+def _integrate(law, N: int, *, shifts, kernel, upper: float, eps: float, prec: int) -> list:
+    """``(1/pi) int_0^upper Re[f(u)^N e^{iu shift} kernel(u)] du`` for one or two ``shifts``
+    by arb's rigorous quadrature, ``f`` the centred user's characteristic function (``law``'s
+    one factor), ``kernel(z, +1)`` the kernel and ``kernel(z, -1)`` its reflection ``conj k(conj
+    z)``.  Two shifts are one integral of ``G_1 + i G_2`` (each ``G_j = (g_j + g_j*) / 2`` is real
+    on the real line, so the enclosure's real part holds ``int G_1`` and its imaginary part
+    ``int G_2``): the characteristic function once per node for both ends of the smoothing
+    bracket.  A list, one arb per shift."""
+    assert 1 <= len(shifts) <= 2
     with ctx.workprec(prec):
         (probs, _), = law.factors
         mu = law.fmeans[0]
@@ -285,12 +340,17 @@ def _integrate(law, N: int, *, shift, kernel, upper: float, eps: float, prec: in
 
         def F(z, analytic):
             fp, fm = cf_pair(probs, xs, z)
-            sh = (i * z * shift).exp()
-            return (fp ** N * sh * kernel(z, 1) + fm ** N / sh * kernel(z, -1)) / 2
+            fpN, fmN, kp, km = fp ** N, fm ** N, kernel(z, 1), kernel(z, -1)
+            out = acb(0)
+            for j, shift in enumerate(shifts):
+                sh = (i * z * shift).exp()
+                g = (fpN * sh * kp + fmN / sh * km) / 2
+                out += g if j == 0 else i * g
+            return out
 
         I = acb.integral(F, arb(0), arb(upper), abs_tol=arb(eps) / 16, rel_tol=arb(2) ** -60,
                          eval_limit=2_000_000, deg_limit=200)
-        return I.real / arb.pi()
+        return [I.real / arb.pi(), I.imag / arb.pi()][:len(shifts)]
 
 
 def _window(sd: float, eps: float) -> float:
@@ -298,16 +358,47 @@ def _window(sd: float, eps: float) -> float:
     return (math.sqrt(2 * math.log(1 / eps) + 10) + 4) / sd
 
 
-def _smoothed(law, N, t, s, *, excess, rel, eps, prec, max_bands):
-    """``(J, K)`` enclosures by the smoothed Fourier route (module doc), and ``a``."""
+def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
+    """Where the quadrature stops for a lumpy law: past the last lobe of ``|f|^N`` (float scan,
+    step ``1 / (4 sd)``, up to ``WINDOW_GROWTH`` times the Gaussian window ``U1``) above ``e^-8``
+    times the decay proof's final band bound ``eps / 64``.  A tilted upper tail puts a few users at
+    the top categories (L = 40, N = 10^7, q = 0.43, lam = e^2: ~810 at ``w = 7.9e-3`` against
+    the others' sd ~1e-3), so ``|f|^N`` returns near every multiple of ``2 pi / w`` with
+    lobes that the others' spread damps only slowly; the decay proof then starts past them and
+    the quadrature integrates them.  A choice, not a bound: the proof beyond is what certifies."""
+    import numpy as np
+    (probs, _), = law.ff
+    wf = np.array(law.wf) - law.meanf / N
+    pf = np.array(probs)
+    sd = law.sdf
+    step = 0.25 / sd
+    last, u0 = U1, U1
+    top = U1 * WINDOW_GROWTH
+    while u0 < top:
+        u = u0 + step * np.arange(1, 20_001)
+        ph = np.abs(np.exp(1j * np.outer(u, wf)) @ pf)
+        lv = N * np.log(np.maximum(ph, 1e-300)) - sg * sg * u * u / 2
+        hot = np.nonzero(lv > math.log(eps / 64) - 8)[0]      # the proof's final bands, a margin
+        if len(hot):
+            last = float(u[hot[-1]])
+        u0 = float(u[-1])
+        if u0 - last > 64 / sd and u0 > 2 * last:
+            break
+    return last + 8 / sd if last > U1 else U1
+
+
+def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands):
+    """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y)]`` per ``(c1, c2)`` in ``kernels``
+    (``c1, c2 >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives ``K``) by the smoothed Fourier
+    route (module doc; the bracket is linear in the function), ``a`` and the integrals."""
     th = arb(t)
     sd = law.sdf
-    U1 = _window(sd, eps)
     c = N * law.fmeans[0] - s           # centred shift: N mu - s
     qa = (arb(K_SMOOTH) / arb(2).sqrt()).erfc()       # P[|G| > a]
     a = rel / (8 * t)
     for _ in range(MAX_COARSEN):
         sg = a / K_SMOOTH
+        U1 = _lumpy_window(law, N, _window(sd, eps), sg, eps)
         try:
             T1, T2 = law.decay_bands(N, U1, sg, eps, max_bands=max_bands)
             break
@@ -320,35 +411,45 @@ def _smoothed(law, N, t, s, *, excess, rel, eps, prec, max_bands):
     sg2h = arb(sg) ** 2 / 2
     i = acb(0, 1)
     out = []
-    for k in ([1, 2] if excess else [1]):
-        def kern(z, sign, k=k):
-            return (-sg2h * z * z).exp() / (th - sign * i * z) ** k
+    for c1, c2 in kernels:
+        c1, c2 = arb(c1), arb(c2)
+
+        def kern(z, sign, c1=c1, c2=c2):
+            d = th - sign * i * z
+            return (-sg2h * z * z).exp() * (c1 / d + c2 / (d * d))
         # |1/(t - iu)| <= 1/u; |1/(t - iu)^2| <= 1/(t^2 + u^2) <= min(1/u^2, 1/(2tu))
-        tail = arb(0, T1 if k == 1 else min(T2, T1 / (2 * t))) / arb.pi()
-        ek = eps if k == 1 else eps / t
-        lo = _integrate(law, N, shift=c + aa, kernel=kern, upper=U1, eps=ek, prec=prec) + tail
-        hi = _integrate(law, N, shift=c - aa, kernel=kern, upper=U1, eps=ek, prec=prec) + tail
-        extra = qa if k == 1 else qa / (arb(1).exp() * th)
-        out.append(((-2 * th * aa).exp() * lo - extra, (2 * th * aa).exp() * hi + extra))
-    return out, a, 2 * len(out)
+        tail = arb(0, float((c1 * T1 + c2 * min(T2, T1 / (2 * t))).upper())) / arb.pi()
+        ek = float((c1 + c2 / th).upper()) * eps
+        lo, hi = _integrate(law, N, shifts=[c + aa, c - aa], kernel=kern, upper=U1, eps=ek, prec=prec)
+        extra = qa * (c1 + c2 / (arb(1).exp() * th))
+        out.append(((-2 * th * aa).exp() * (lo + tail) - extra, (2 * th * aa).exp() * (hi + tail) + extra))
+    return out, a, len(out)
 
 
 #: largest lattice ``scale N / h`` (the span of S's lattice, 1/Delta) handled exactly
 LATTICE_MAX = 10**13
+#: the upper tail's lattice spans every category (the lower tail's drops those above ``s``): its
+#: largest step ``V_L`` bounded too (L = 8, q = 3/10, N = 1000: ``V_L = 8.3e11``, the period's
+#: quadrature ran 292 s to a non-finite ball; L = 4, q = 1/4: 820)
+UPPER_LATTICE_VMAX = 10**5
 
 
-def _lattice_of(mech: Mechanism, N: int, cats):
+def _lattice_of(mech: Mechanism, N: int, cats, upper: bool = False):
     """``(h, V)`` when ``S = c_0 + Delta U`` on a lattice coarse enough for the exact
     lattice route: ``U = sum_i V(Y_i)`` integer, ``V_l = (W_l - W_0) / h`` with ``h`` the
     gcd of the integer weights' differences (000 (3.6): ``Z = sum T_l W_l``), ``Delta =
-    h / (scale N)``; else ``None``."""
+    h / (scale N)``; else ``None``.  ``upper``: the same for ``-S = -c_L + Delta U`` (``cats``
+    from the top, ``V_l = (W_L - W_l) / h``)."""
     W = [mech.weights[l] for l in cats]
     h = 0
     for x in W[1:]:
         h = math.gcd(h, x - W[0])
     if h == 0 or mech.scale * N // h > LATTICE_MAX:
         return None
-    return h, [(x - W[0]) // h for x in W]
+    V = [_sign(upper) * (x - W[0]) // h for x in W]
+    if upper and max(V) > UPPER_LATTICE_VMAX:
+        return None
+    return h, V
 
 
 def _lattice_decay(vf, pf, N: int, th1: float, eps: float, *, max_bands: int = 200_000):
@@ -387,7 +488,7 @@ def _lattice_decay(vf, pf, N: int, th1: float, eps: float, *, max_bands: int = 2
     return T1 * (1 + 1e-9), T2 * (1 + 1e-9)
 
 
-def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None):
+def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None, upper=False):
     """``(J, K)`` enclosures by the exact lattice route: ``S = c_0 + Delta U``, ``U`` an
     integer sum of ``N`` iid users with weights ``V_l`` (gcd of differences 1, so ``|f| = 1``
     only on ``2 pi Z``).  With ``s' = s - c_0``, ``tau = t Delta``, ``rho = e^-tau`` and
@@ -405,11 +506,14 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None):
     with ctx.workprec(prec):
         th = arb(t)
         delta = arb(fmpq(h, mech.scale * N))
-        sp = s - arb(fmpq(mech.c[0].numerator, mech.c[0].denominator))
+        # the base category: the smallest weight (category 0), or the largest for the upper tail
+        # (``-S = -c_L + Delta U``: ``s' = c_L - s``, the same formulas below)
+        cb = mech.c[mech.L if upper else 0]
+        sp = _sign(upper) * (s - arb(fmpq(cb.numerator, cb.denominator)))
         if not sp > 0:
             raise PrecisionError("the threshold is at the smallest value of S")
         if exact is not None:           # a rational threshold: the lattice point exactly
-            zq = (exact - mech.c[0]) * mech.scale * N / h
+            zq = _sign(upper) * (exact - cb) * mech.scale * N / h
             k = math.floor(zq)
             u_lo, u_hi = (k - 1, k) if zq == k else (k, k)
         else:
@@ -449,8 +553,8 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None):
                         return C / d
                     return C * (gap / d + delta * e / (d * d))
                 shift = N * law.fmeans[0] - us
-                I = _integrate(law, N, shift=shift, kernel=kern, upper=U1,
-                               eps=eps if kind == 1 else eps / t, prec=prec)
+                I, = _integrate(law, N, shifts=[shift], kernel=kern, upper=U1,
+                                eps=eps if kind == 1 else eps / t, prec=prec)
                 tail = C * (T1 / (2 * rho.sqrt())) if kind == 1 else \
                     C * (gap * T1 / (2 * rho.sqrt()) + delta * arb.pi() * T2 / 4)
                 ends.append(I + arb(0, float(tail.upper()) * (1 + 1e-9)))
@@ -458,56 +562,88 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None):
         return res
 
 
+def _clipped(pairs, coefs, th):
+    """Intervals from arb ends ``(lo, hi)`` of ``E_Q[c1 h + c2 h2]``, clipped to ``[0, c1 + c2 /
+    (e t)]`` (``0 <= h <= 1``, ``0 <= h2 <= 1/(e t)``)."""
+    out = []
+    for (lo, hi), (c1, c2) in zip(pairs, coefs):
+        cap = c1 + c2 / (arb(1).exp() * th)
+        out.append(Interval(max(arb_to_interval(lo).lower, Fraction(0)),
+                            max(min(arb_to_interval(hi).upper, arb_to_interval(cap).upper), Fraction(0))))
+    return out
+
+
 def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float = 1e-8,
-                prec: int = 160, max_bands: int = DECAY_BANDS) -> TiltedSums:
+                prec: int = 160, max_bands: int = DECAY_BANDS, upper: bool = False,
+                forward: bool = False) -> TiltedSums:
     """Certified ``P[S < s]`` (the enclosure holds for ``P[S <= s]`` too) and, when
     ``excess``, ``E(s - S)+`` under the null law, ``S`` the sum of ``N`` users' weights
-    (000 (3.6)), by tilting (module doc).  ``rel`` is the relative width aimed at
-    (smoothing ``4ta`` and quadrature); the result is an enclosure whatever width it
-    reaches.  S on a lattice of at most :data:`LATTICE_MAX` points per unit goes the
-    exact lattice route (no smoothing).  ``max_bands``: the band bounds one decay proof
-    may use before the smoothing resolution ``a`` is coarsened tenfold (``r.a`` says
-    where it ended).
+    (000 (3.6)), by tilting (module doc); ``upper``: ``P[S > s]`` (and ``>=``) and ``E(S -
+    s)+``; ``forward`` (with ``upper``): the forward direction's ``P_{D_m}[S > s] = E[S; S >
+    s]`` instead of ``P[S > s]``, by one integral (module doc, "The upper tail").  ``rel`` is
+    the relative width aimed at (smoothing ``4ta`` and quadrature); the result is an enclosure
+    whatever width it reaches.  S on a lattice of at most :data:`LATTICE_MAX` points per unit
+    goes the exact lattice route (no smoothing; the lower tail only).  ``max_bands``: the band
+    bounds one decay proof may use before the smoothing resolution ``a`` is coarsened tenfold
+    (``r.a`` says where it ended).
 
     >>> r = tilted_sums(Mechanism(3, "1/4"), 50, Fraction(1, 4))
-    >>> r.p_below.lower > 0, r.t > 0
+    >>> r.p.lower > 0, r.t > 0
     (True, True)
+    >>> r = tilted_sums(Mechanism(40, "0.45"), 10**7, Fraction(15, 2), upper=True, forward=True, rel=1e-4)
+    >>> -228000 < r.log10_prefactor < -227000, r.p is None, r.p_forward.relative_width() < 1e-3
+    (True, True, True)
     """
     if not isinstance(N, int) or isinstance(N, bool) or N < 1:
         raise ParameterError(f"N must be a positive integer, got {N!r}")
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
+    if forward and not upper:
+        raise ParameterError("forward needs upper=True (the forward direction's upper tail)")
     t0 = time.time()
     with ctx.workprec(prec):
         sa = _s_arb(s)
         if not sa > 0:
             raise ParameterError(f"s must be positive, got {s!r}")
-        t = saddle_point(mech, N, sa)
-        logpref, cats, probs, w = prefactor(mech, N, sa, t, prec)
+        t = saddle_point(mech, N, sa, upper=upper)
+        logpref, cats, probs, w = prefactor(mech, N, sa, t, prec, upper=upper)
         law = LightLaw(w, [(probs, N)], prec)
         th = arb(t)
         # J's scale, to turn the relative aim into absolute tolerances (a choice, not a bound)
         j_est = min(1.0, 1.0 / max(t * law.sdf * math.sqrt(2 * math.pi), 1e-300))
         eps = rel * j_est * 1e-2
-        lat = _lattice_of(mech, N, cats)
+        # the functions c1 h + c2 h2 asked (module doc): P (1, 0), E excess (0, 1), and forward
+        # E[S; S > s] = E_Q[(s + |Y|) e^{-t|Y|}; S > s] times the prefactor, i.e. (s, 1)
+        names = (["forward"] if forward else ["p"]) + (["ex"] if excess else [])
+        coef = {"p": (arb(1), arb(0)), "ex": (arb(0), arb(1)), "forward": (sa, arb(1))}
+        lat = _lattice_of(mech, N, cats, upper)
+        got = None
         if lat is not None:
-            pairs = _lattice(mech, N, t, sa, lat=lat, probs=probs, excess=excess, eps=eps, prec=prec,
-                             exact=None if isinstance(s, arb) else Fraction(s))
-            a, integrals = 0.0, (3 if excess else 2)
-        else:
-            pairs, a, integrals = _smoothed(law, N, t, sa, excess=excess, rel=rel, eps=eps, prec=prec,
-                                            max_bands=max_bands)
-        caps = [arb(1), 1 / (arb(1).exp() * th)]      # 0 <= h <= 1, 0 <= h2 <= 1/(e t)
-        ivs = []
-        for (lo, hi), cap in zip(pairs, caps):
-            ivs.append(Interval(max(arb_to_interval(lo).lower, Fraction(0)),
-                                max(min(arb_to_interval(hi).upper, arb_to_interval(cap).upper),
-                                    Fraction(0))))
+            try:
+                # J and K (kinds 1, 2), the forward function s h + h2 from the two
+                jk = _lattice(mech, N, t, sa, lat=lat, probs=probs, excess=excess or forward, eps=eps,
+                              prec=prec, exact=None if isinstance(s, arb) else Fraction(s), upper=upper)
+                parts = dict(zip(["p", "ex"], _clipped(jk, [coef["p"], coef["ex"]], th)))
+            except PrecisionError:
+                # a period out of the quadrature's reach (the upper tail's lattice spans every
+                # category: L = 8, q = 3/10, N = 1000 gave a non-finite ball): smoothed instead
+                parts = None
+            if parts is not None:
+                a, integrals = 0.0, (3 if excess or forward else 2)
+                got = {n: parts[n] for n in names if n in parts}
+                if forward:
+                    sv, J, K = arb_to_interval(sa), parts["p"], parts["ex"]
+                    got["forward"] = Interval(sv.lower * J.lower + K.lower, sv.upper * J.upper + K.upper)
+        if got is None:
+            pairs, a, integrals = _smoothed(law, N, t, _sign(upper) * sa, kernels=[coef[n] for n in names],
+                                            rel=rel, eps=eps, prec=prec, max_bands=max_bands)
+            got = dict(zip(names, _clipped(pairs, [coef[n] for n in names], th)))
         pv = arb_to_interval(logpref.exp())
 
-        def scaled(iv):
-            return Interval(iv.lower * pv.lower, iv.upper * pv.upper)
+        def scaled(name):
+            iv = got.get(name)
+            return None if iv is None else Interval(iv.lower * pv.lower, iv.upper * pv.upper)
 
         l10 = float(logpref / arb(10).log())
-    return TiltedSums(scaled(ivs[0]), scaled(ivs[1]) if excess else None, t, l10, ivs[0],
-                      ivs[1] if excess else None, a, integrals, time.time() - t0)
+    return TiltedSums(scaled("p"), scaled("ex"), t, l10, got[names[0]], got.get("ex"), a, integrals,
+                      time.time() - t0, upper, scaled("forward"))

@@ -329,7 +329,8 @@ class PrivacyRatio:
                 "ex_above": "delta", "ex_below": "delta"}[s_kind]
         what = f"{name} ({self.direction}, N={self.N}, L={self.L}, q={self.q}, fourier strategy)"
         key = ("split", s_kind, x, eps, digits, excess)
-        if key not in self.cache and not fwd and s_kind in ("p_below", "ex_below"):
+        if key not in self.cache and ((not fwd and s_kind in ("p_below", "ex_below"))
+                                      or (fwd and s_kind in ("p_above", "ex_above"))):
             tilted = self._tilted(s, s_kind, digits, excess, prec)
             if tilted is not None:
                 self.cache[key] = tilted
@@ -391,19 +392,27 @@ class PrivacyRatio:
                               f"after {attempts} attempt(s) (truncation {tol:.0e}); {hint}")
 
     def _tilted(self, s, s_kind, digits, excess, prec):
-        """The reverse direction's lower tail by exponential tilting
-        (:mod:`exactdp.engine.tilted`) when its Chernoff bound is below
-        10^:data:`~exactdp.engine.tilted.CHERNOFF_ROUTE` (the heavy/light strategy's
-        absolute resolution does not reach such values): ``(interval, aim, None)`` for
-        the cache, or ``None`` (the heavy/light strategy instead).  The strategy used is
-        recorded in the cache (``("tilted used",)``) for the reports."""
-        from ..engine.tilted import (CHERNOFF_ROUTE, DECAY_BANDS, TILT_FLOOR, chernoff_bounds,
-                                     log10_chernoff, tilted_sums)
-        if log10_chernoff(self.mechanism, self.N, s) >= CHERNOFF_ROUTE:
+        """The reverse direction's lower tail, or the forward direction's upper tail, by
+        exponential tilting (:mod:`exactdp.engine.tilted`) when its Chernoff bound is below
+        10^:data:`~exactdp.engine.tilted.CHERNOFF_ROUTE` (reverse), resp.
+        10^:data:`~exactdp.engine.tilted.FORWARD_ROUTE` (forward: the heavy/light strategy's
+        absolute resolution does not reach such values): ``(interval, aim, None)`` for the
+        cache, or ``None`` (the heavy/light strategy instead).  The forward eta is
+        ``P_{D_m}[S > s] = E[S; S > s]`` under the null law (``outlier``), its delta ``E(S - s)+``.
+        The strategy used is recorded in the cache (``("tilted used",)``) for the reports."""
+        from ..engine.tilted import (CHERNOFF_ROUTE, DECAY_BANDS, FORWARD_ROUTE, TILT_FLOOR,
+                                     chernoff_bounds, log10_chernoff, tilted_sums)
+        upper = s_kind in ("p_above", "ex_above")
+        forward = s_kind == "p_above"
+        route = FORWARD_ROUTE if upper else CHERNOFF_ROUTE
+        if log10_chernoff(self.mechanism, self.N, s, upper=upper) >= route:
             return None
         with ctx.workprec(prec):
-            cb = chernoff_bounds(self.mechanism, self.N, s, prec)
-            if cb is not None and cb[1 if s_kind == "ex_below" else 0] < arb(10) ** TILT_FLOOR:
+            cb = chernoff_bounds(self.mechanism, self.N, s, prec, upper=upper)
+            if forward and cb is not None:
+                # E[S; S > s] = m(t)^N e^{-ts} E_Q[s h + h2] <= s P-bound + E-bound (J <= 1, K <= 1/(e t))
+                cb = (cb[0] * s + cb[1], cb[1])
+            if cb is not None and cb[1 if s_kind.startswith("ex") else 0] < arb(10) ** TILT_FLOOR:
                 # below 1e-1000000: the certified Chernoff bound is the answer (m(t)^N e^{ts}
                 # times J <= 1, resp. K <= 1/(e t); exactdp.engine.tilted.TILT_FLOOR)
                 self.cache[("tilted used",)] = True
@@ -414,10 +423,10 @@ class PrivacyRatio:
         for _ in range(2):
             try:
                 r = tilted_sums(self.mechanism, self.N, s, excess=excess, rel=rel, prec=prec,
-                                max_bands=bands)
+                                max_bands=bands, upper=upper, forward=forward)
             except (PrecisionError, CapacityError):
                 break
-            got = r.ex_below if s_kind == "ex_below" else r.p_below
+            got = r.ex if s_kind.startswith("ex") else (r.p_forward if forward else r.p)
             iv = got if iv is None else iv.intersect(got)
             if meets_digits(iv, digits):
                 break
