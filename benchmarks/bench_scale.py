@@ -14,8 +14,13 @@ eta and delta at the digits asked, with the strategy used (``tilted``: exactdp.e
 time, relative width, load average and peak RSS, and a seeded importance-sampled (tilted) Monte
 Carlo estimate of J = P[S < s] / (m(t)^N e^{ts}) with its z-score against the certified J.
 
+``--far-forward``: the forward direction's far upper tail (below ~1e-250, L = 40, N = 10^7,
+q = 0.41 ... 0.45; ``tilted`` as the lower tail of -S), the same columns, the Monte Carlo of the
+forward function's J = E_Q[S e^{-t(S - s)}; S > s].
+
 Usage: python3 benchmarks/bench_scale.py [--mc SAMPLES] [--limit SECONDS] [--delta] [--only L]
        python3 benchmarks/bench_scale.py --reverse [--mc SAMPLES] [--limit SECONDS]
+       python3 benchmarks/bench_scale.py --far-forward [--mc SAMPLES] [--limit SECONDS]
 """
 
 import argparse
@@ -117,6 +122,12 @@ def mc(case, direction, samples, seed=1):
     return max(ps.values())
 
 
+FAR_FORWARD_CASES = [  # (N, L, q, eps, digits): the forward direction's far tail at lam = e^eps
+    (10**7, 40, "0.41", 2, 3), (10**7, 40, "0.415", 2, 3), (10**7, 40, "0.42", 2, 3),
+    (10**7, 40, "0.43", 2, 3), (10**7, 40, "0.45", 2, 3), (10**7, 40, "0.42", 2, 6),
+    (10**9, 64, "0.40", 2, 3), (10**9, 64, "0.45", 2, 3),
+]
+
 REVERSE_CASES = [  # (N, L, q, eps, digits): the reverse direction at lam = e^eps
     (10**7, 40, "0.30", 2, 4), (10**7, 40, "0.351", 2, 4), (10**7, 40, "0.40", 2, 4),
     (10**9, 64, "0.35", 2, 4), (10**6, 16, "0.351", 2, 4), (10**6, 16, "1/4", 2, 4),
@@ -124,12 +135,12 @@ REVERSE_CASES = [  # (N, L, q, eps, digits): the reverse direction at lam = e^ep
 ]
 
 
-def run_reverse(case, quantity, out):
+def run_reverse(case, quantity, direction, out):
     import os
     import resource
     from exactdp import from_randomized_response
     N, L, q, eps, digits = case
-    d = from_randomized_response(N, L, q, "reverse")
+    d = from_randomized_response(N, L, q, direction)
     rec = {"load": os.getloadavg()[0]}
 
     def summary(iv):
@@ -142,36 +153,43 @@ def run_reverse(case, quantity, out):
     out.put(rec)
 
 
-def mc_tilted(case, samples, seed=20261126):
-    """Importance sampling under the tilted law: J = E_Q[e^{t(S-s)} 1{S<s}] against the
-    certified J of exactdp.engine.tilted (z-score)."""
+def mc_tilted(case, samples, seed=20261126, upper=False):
+    """Importance sampling under the tilted law: J = E_Q[e^{t(S-s)} 1{S<s}] (``upper``: the
+    forward function's E_Q[S e^{-t(S-s)} 1{S>s}]) against the certified J of
+    exactdp.engine.tilted (z-score)."""
     import numpy as np
     from flint import arb
     from exactdp.engine.tilted import prefactor, saddle_point, tilted_sums
     from exactdp.model.mechanism import Mechanism
     N, L, q, eps, _ = case
     m = Mechanism(L, q)
-    s = (-arb(float(Fraction(eps)))).exp()       # the cases' eps are exact in binary
-    t = saddle_point(m, N, s)
-    _, cats, probs, w = prefactor(m, N, s, t)
+    s = arb(float(Fraction(eps))).exp()          # the cases' eps are exact in binary
+    s = s if upper else 1 / s
+    t = saddle_point(m, N, s, upper=upper)
+    _, cats, probs, w = prefactor(m, N, s, t, upper=upper)
     pr = np.array([float(p) for p in probs])
     T = np.random.default_rng(seed).multinomial(N, pr / pr.sum(), size=samples)
-    Y = T @ np.array([float(x) for x in w]) - float(s)
-    h = np.exp(t * np.minimum(Y, 0)) * (Y < 0)
-    J = float(tilted_sums(m, N, s, rel=1e-6).J.mid)
+    S = T @ np.array([float(x) for x in w])      # -S for the upper tail (prefactor's weights)
+    if upper:
+        Y = -S - float(s)
+        h = -S * np.exp(-t * np.maximum(Y, 0)) * (Y > 0)
+    else:
+        Y = S - float(s)
+        h = np.exp(t * np.minimum(Y, 0)) * (Y < 0)
+    J = float(tilted_sums(m, N, s, rel=1e-6, upper=upper, forward=upper).J.mid)
     se = h.std() / math.sqrt(samples)
     return float(h.mean()), float(se), J, (float(h.mean()) - J) / se if se > 0 else None
 
 
-def reverse_main(a):
+def reverse_main(a, direction="reverse"):
     rows = []
-    for case in REVERSE_CASES:
+    for case in (REVERSE_CASES if direction == "reverse" else FAR_FORWARD_CASES):
         for quantity in ("eta", "delta"):
-            rec = isolated(run_reverse, (case, quantity), a.limit)
+            rec = isolated(run_reverse, (case, quantity, direction), a.limit)
             rec.update(dict(zip(("N", "L", "q", "eps", "digits"), case)))
             rec["quantity"] = quantity
             if quantity == "eta" and a.mc and rec.get("strategy") == "tilted":
-                est, se, J, z = mc_tilted(case, min(a.mc, 40_000))
+                est, se, J, z = mc_tilted(case, min(a.mc, 40_000), upper=direction == "forward")
                 rec.update({"mc_J": est, "mc_se": se, "J": J, "z": z})
             print(json.dumps(rec), flush=True)
             rows.append(rec)
@@ -212,9 +230,11 @@ def main():
     ap.add_argument("--table", help="only print the markdown table of a file of JSON rows")
     ap.add_argument("--reverse", action="store_true",
                     help="the reverse direction's lower tail at deployment scale (tilted)")
+    ap.add_argument("--far-forward", action="store_true",
+                    help="the forward direction's far upper tail at deployment scale (tilted)")
     a = ap.parse_args()
-    if a.reverse:
-        reverse_main(a)
+    if a.reverse or a.far_forward:
+        reverse_main(a, "reverse" if a.reverse else "forward")
         return
     if a.table:
         with open(a.table) as f:
