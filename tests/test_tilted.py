@@ -276,3 +276,20 @@ def test_upper_tail_bad_input():
     with pytest.raises(PrecisionError, match="upper tail"):
         tilted_sums(m, 100, F(1, 2), upper=True)          # below E S = 1: not an upper tail
     assert log10_chernoff(m, 100, F(1, 2), upper=True) == 0.0
+
+
+def test_a_lumpy_tilted_law_is_refused_at_once():
+    """L = 64, N = 10^9, q = 0.43: the tilt puts ~94 users at the top category (w = 0.067, the
+    others' spread 3e-4): the lobes of |f|^N reach past MAX_LOBE_SPAN, so the tilted route refuses
+    in a moment and the query falls back to the heavy/light strategy's certified upper bound."""
+    import time
+    from exactdp.core.errors import DigitsNotMetError
+    m, N, lam = Mechanism(64, "0.43"), 10**9, F(738905609893065, 10**14)
+    t0 = time.monotonic()
+    with pytest.raises(PrecisionError, match="lumpy"):
+        tilted_sums(m, N, lam, upper=True, forward=True, rel=1e-5)
+    d = from_randomized_response(N, 64, "0.43")
+    with pytest.raises(DigitsNotMetError) as e:
+        d.eta(eps=2, digits=3)
+    assert e.value.reached.lower == 0 and e.value.reached.upper < F(1, 10**299)
+    assert time.monotonic() - t0 < 30

@@ -86,7 +86,10 @@ ratio of ``D_m`` to ``D``, so ``P_{D_m}[S > s] = E_D[S; S > s]``) is ``m(t)^N e^
 The tilted law puts a few users at the top categories (L = 40, N = 10^7, lam = e^2, q = 0.43:
 ~810 at ``w = 7.9e-3`` against the other users' spread ~1e-3), so ``|f|^N`` returns near the
 multiples of ``2 pi / w``; the quadrature runs past those lobes (:func:`_lumpy_window`, a float
-scan) and the decay proof starts beyond.  Each integral carries both ends of the smoothing
+scan) and the decay proof starts beyond; where they reach past ``MAX_LOBE_SPAN / sd`` (L = 64,
+N = 10^9, q = 0.43: ~94 users at ``w = 0.067`` against the others' spread 3e-4) the route refuses at
+once and the heavy/light strategy's certified upper bound stands (that count would be enumerated
+under the tilt: not built).  Each integral carries both ends of the smoothing
 bracket (shifts ``c -+ a`` as the real and imaginary parts of one integrand).  At L = 40,
 N = 10^7, lam = e^2: q = 0.41 ``[1.14419585e-293, 1.14420012e-293]`` in 23 s, q = 0.42 ~3.46e-1555
 in 13 s, q = 0.45 ~1.53e-223791 in 0.3 s (``benchmarks/RESULTS.md``); q = 0.40 overlaps the
@@ -140,6 +143,9 @@ TILT_FLOOR = -10**6
 MAX_COARSEN = 6
 #: how far past the Gaussian window the quadrature may go for a lumpy tilted law (:func:`_lumpy_window`)
 WINDOW_GROWTH = 1000.0
+#: the longest quadrature window in units of 1 / sd (L = 40, N = 10^7, lam = e^2: q = 0.41 2,710, 23 s;
+#: L = 64, N = 10^9, q = 0.45 3,280, 3 s; q = 0.43 15,000: refused, the heavy/light strategy's bound)
+MAX_LOBE_SPAN = 5000.0
 #: band bounds one decay proof may evaluate before the resolution is coarsened tenfold
 #: (a cost choice: a coarser resolution only widens the enclosure)
 DECAY_BANDS = 250_000
@@ -365,7 +371,11 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
     the top categories (L = 40, N = 10^7, q = 0.43, lam = e^2: ~810 at ``w = 7.9e-3`` against
     the others' sd ~1e-3), so ``|f|^N`` returns near every multiple of ``2 pi / w`` with
     lobes that the others' spread damps only slowly; the decay proof then starts past them and
-    the quadrature integrates them.  A choice, not a bound: the proof beyond is what certifies."""
+    the quadrature integrates them.  A choice, not a bound: the proof beyond is what certifies.
+    Raises :class:`PrecisionError` where the lobes reach past ``WINDOW_GROWTH`` times ``U1`` or
+    ``MAX_LOBE_SPAN / sd`` (the quadrature's cost grows with ``U sd``): a top category with few
+    users far apart (L = 64, N = 10^9, q = 0.43: ~94 users at ``w = 0.067`` against the others'
+    3e-4) needs its count enumerated under the tilt (not built)."""
     import numpy as np
     (probs, _), = law.ff
     wf = np.array(law.wf) - law.meanf / N
@@ -374,6 +384,7 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
     step = 0.25 / sd
     last, u0 = U1, U1
     top = U1 * WINDOW_GROWTH
+    quiet = False
     while u0 < top:
         u = u0 + step * np.arange(1, 20_001)
         ph = np.abs(np.exp(1j * np.outer(u, wf)) @ pf)
@@ -383,8 +394,14 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
             last = float(u[hot[-1]])
         u0 = float(u[-1])
         if u0 - last > 64 / sd and u0 > 2 * last:
+            quiet = True
             break
-    return last + 8 / sd if last > U1 else U1
+    end = last + 8 / sd if last > U1 else U1
+    if not quiet or end * sd > MAX_LOBE_SPAN:
+        raise PrecisionError("the tilted law is lumpy beyond the quadrature's reach (a top category "
+                             "with few users far apart: its count would be enumerated under the tilt, "
+                             "not built)")
+    return end
 
 
 def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands):
