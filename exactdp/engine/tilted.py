@@ -89,8 +89,8 @@ multiples of ``2 pi / w``; the quadrature runs past those lobes (:func:`_lumpy_w
 scan) and the decay proof starts beyond; where they reach past ``MAX_LOBE_SPAN / sd`` (L = 64,
 N = 10^9, q = 0.43: ~94 users at ``w = 0.067`` against the others' spread 3e-4) the route refuses at
 once and the heavy/light strategy's certified upper bound stands (that count would be enumerated
-under the tilt: not built).  Each integral carries both ends of the smoothing
-bracket (shifts ``c -+ a`` as the real and imaginary parts of one integrand).  At L = 40,
+under the tilt: not built).  Each integral carries both ends of the smoothing bracket (shifts
+``c -+ a`` as the real and imaginary parts of one integrand).  At L = 40,
 N = 10^7, lam = e^2: q = 0.41 ``[1.14419585e-293, 1.14420012e-293]`` in 23 s, q = 0.42 ~3.46e-1555
 in 13 s, q = 0.45 ~1.53e-223791 in 0.3 s (``benchmarks/RESULTS.md``); q = 0.40 overlaps the
 heavy/light strategy's ``[3.3101311e-56, 3.3101372e-56]``.
@@ -98,7 +98,8 @@ heavy/light strategy's ``[3.3101311e-56, 3.3101372e-56]``.
 **Routing and cost.**  ``PrivacyRatio`` (reverse direction, beyond the tree) sends
 ``P[S < s]`` and ``E(s - S)+`` here when the saddle-point Chernoff estimate is below
 ``10^CHERNOFF_ROUTE``, and the forward direction's eta and delta below ``10^FORWARD_ROUTE``
-(the heavy/light strategy's widths are absolute, ~its truncation); below ``10^TILT_FLOOR`` the certified bound :func:`chernoff_bounds` is the answer.  One decay
+(the heavy/light strategy's widths are absolute, ~its truncation); below ``10^TILT_FLOOR``
+the certified bound :func:`chernoff_bounds` is the answer.  One decay
 proof may use ``DECAY_BANDS`` band bounds before ``a`` is coarsened (a cost choice).
 
 Every piece (prefactor, quadrature, tails, smoothing, ``Q_a``, rounding) is an arb
@@ -404,10 +405,12 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
     return end
 
 
-def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands):
+def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool = False):
     """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y)]`` per ``(c1, c2)`` in ``kernels``
     (``c1, c2 >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives ``K``) by the smoothed Fourier
-    route (module doc; the bracket is linear in the function), ``a`` and the integrals."""
+    route (module doc; the bracket is linear in the function), ``a`` and the integrals.
+    ``lumpy``: the window past the law's lobes (:func:`_lumpy_window`; the upper tail's tilted
+    law), else the Gaussian one (the lower tail's, as before)."""
     th = arb(t)
     sd = law.sdf
     c = N * law.fmeans[0] - s           # centred shift: N mu - s
@@ -415,7 +418,7 @@ def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands):
     a = rel / (8 * t)
     for _ in range(MAX_COARSEN):
         sg = a / K_SMOOTH
-        U1 = _lumpy_window(law, N, _window(sd, eps), sg, eps)
+        U1 = _lumpy_window(law, N, _window(sd, eps), sg, eps) if lumpy else _window(sd, eps)
         try:
             T1, T2 = law.decay_bands(N, U1, sg, eps, max_bands=max_bands)
             break
@@ -653,7 +656,7 @@ def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float 
                     got["forward"] = Interval(sv.lower * J.lower + K.lower, sv.upper * J.upper + K.upper)
         if got is None:
             pairs, a, integrals = _smoothed(law, N, t, _sign(upper) * sa, kernels=[coef[n] for n in names],
-                                            rel=rel, eps=eps, prec=prec, max_bands=max_bands)
+                                            rel=rel, eps=eps, prec=prec, max_bands=max_bands, lumpy=upper)
             got = dict(zip(names, _clipped(pairs, [coef[n] for n in names], th)))
         pv = arb_to_interval(logpref.exp())
 
