@@ -293,3 +293,14 @@ def test_a_lumpy_tilted_law_is_refused_at_once():
         d.eta(eps=2, digits=3)
     assert e.value.reached.lower == 0 and e.value.reached.upper < F(1, 10**299)
     assert time.monotonic() - t0 < 30
+
+
+def test_forward_values_below_the_floor_are_the_certified_bound():
+    """L = 12, N = 10^6, q = 0.45 forward (Chernoff ~1e-2173690): the certified bound is the
+    answer, and the message does not send the user to the (smaller) reverse direction."""
+    from exactdp.core.errors import DigitsNotMetError
+    d = from_randomized_response(10**6, 12, "0.45")
+    with pytest.raises(DigitsNotMetError, match="the bound is the answer") as e:
+        d.eta(eps=2, digits=3)
+    assert "direction worst" not in str(e.value)
+    assert e.value.reached.lower == 0 and e.value.reached.upper == F(1, 10**10**6)

@@ -380,9 +380,12 @@ class PrivacyRatio:
         if tol is None:         # the tilted strategy (attempts: the relative aim)
             what = what.replace("fourier strategy", "tilted strategy")
             if attempts == "bound":
+                # the reverse direction is dominated by the forward one in --direction worst; the
+                # forward one is the worst case itself: its bound is the answer
+                advice = ("ask for --direction worst, or omit this direction" if not fwd else
+                          "the bound is the answer (no q this noisy needs a digit of it)")
                 return require_digits(iv, digits, what, "(a certified Chernoff bound: the value is "
-                                      "below 1e-1000000, beyond the digits of any query); ask for "
-                                      "--direction worst, or omit this direction")
+                                      f"below 1e-1000000, beyond the digits of any query); {advice}")
             return require_digits(iv, digits, what,
                                   f"(tilted, relative aim {attempts:.0e}); ask for fewer digits")
         hint = ("the value is too small for any digit (the enclosure's upper end is a certified "
