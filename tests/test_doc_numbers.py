@@ -265,6 +265,19 @@ def test_forward_far_tail_tilted_values():
     assert _quote_holds(v, from_randomized_response(10**7, 40, "0.42").eta(eps=2, digits=3))
 
 
+def test_k_copies_far_tail_tilted_sentence(capsys):
+    """The k-copies far tail by tilting: the README's k = 2, q = 0.42 and k = 16, q = 0.45 lines as
+    printed (the ktilt strategy, ~10 s together)."""
+    from exactdp.apps.cli import main
+    text = " ".join(README.split())
+    (a,) = re.findall(r"-q 0\.42 --eps 2 --digits 3` prints `(eta in \[[0-9.e-]+, [0-9.e-]+\])`", text)
+    (b,) = re.findall(r"`--k 16 \.\.\. -q 0\.45` prints `(eta in \[[0-9.e-]+, [0-9.e-]+\])`", text)
+    for k, q, line in ((2, "0.42", a), (16, "0.45", b)):
+        assert main(["eta", "--k", str(k), "-N", "10000000", "-L", "40", "-q", q, "--eps", "2",
+                     "--digits", "3"]) == 0
+        assert capsys.readouterr().out.startswith(line + " "), (k, q, line)
+
+
 # ------------------------------------------------------------------ guarantee
 def test_guarantee_l1_canonical_not_worst():
     from exactdp.apps.allpairs import worst_delta

@@ -523,7 +523,7 @@ LARGE_DIGITS = 4
 def _secant_route(pairs) -> bool:
     """True when every pair's first eta strategy is the large-N k-copies one."""
     from ..reductions import methods
-    return all(P.k > 1 and methods.supported(P, "eta")[:1] == ("kfourier",) for P in pairs)
+    return all(P.k > 1 and methods.supported(P, "eta")[:1] in (("kfourier",), ("ktilt",)) for P in pairs)
 
 
 def _eta_rel(pairs, q, lam, eps, relw, target, *, ratio, deadline=None) -> Interval:

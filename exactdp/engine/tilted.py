@@ -126,7 +126,7 @@ from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, band_decay_bound, cf_pair
 
-__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "log10_chernoff", "chernoff_bounds", "prefactor",
+__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "tilt_saddle", "UpperTail", "upper_tail", "log10_chernoff", "chernoff_bounds", "prefactor",
            "CHERNOFF_ROUTE", "FORWARD_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
 
 #: below this Chernoff bound (log10) the reverse direction's lower tail goes to the
@@ -230,14 +230,30 @@ def saddle_point(mech: Mechanism, N: int, s, *, upper: bool = False) -> float:
     cats = _light(mech, N, sa, upper)
     lpi, w = _float_law(mech, N, cats, upper)
     sf = _sign(upper) * float(sa)
-
-    def mean(t):
-        return N * _tilted_moments(t, lpi, w)[1]
-
-    if not mean(0.0) > sf:
+    if not N * _tilted_moments(0.0, lpi, w)[1] > sf:
         side = "upper tail of S; the tilted strategy applies above" if upper else \
             "lower tail of S; the tilted strategy applies below"
         raise PrecisionError(f"the threshold is not in the {side} the mean only")
+    return tilt_saddle(lpi, w, N, sf)
+
+
+def tilt_saddle(lpi, w, n: int, s: float) -> float:
+    """The tilt ``t > 0`` with ``E_Q sum = s`` for ``n`` draws of the signed weights ``w`` under
+    ``Q_l ~ e^(lpi_l - t w_l)`` (floats: ``lpi`` the log probabilities): the lower tail of the
+    signed sum (an upper tail with ``-w`` and ``-s``).  Raises :class:`PrecisionError` when ``s``
+    is not below the untilted mean.
+
+    >>> import numpy as np
+    >>> t = tilt_saddle(np.log([0.5, 0.5]), np.array([0.0, 1.0]), 10, 2.0)
+    >>> abs(10 / (1 + math.exp(t)) - 2.0) < 1e-9
+    True
+    """
+    def mean(t):
+        return n * _tilted_moments(t, lpi, w)[1]
+
+    sf = s
+    if not mean(0.0) > sf:
+        raise PrecisionError("the threshold is not below the mean: no saddle point")
     lo, hi = 0.0, 1.0
     while mean(hi) > sf:
         lo, hi = hi, 2 * hi
@@ -667,3 +683,73 @@ def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float 
         l10 = float(logpref / arb(10).log())
     return TiltedSums(scaled("p"), scaled("ex"), t, l10, got[names[0]], got.get("ex"), a, integrals,
                       time.time() - t0, upper, scaled("forward"))
+
+
+@dataclass(frozen=True)
+class UpperTail:
+    """The upper tail of a sum ``S`` of ``n`` i.i.d. draws over categories (probabilities
+    ``pi0_l``, weights ``w_l``) under the tilt ``t``: ``n_log_m = n log m(t)``, ``m(t) = sum pi0_l
+    e^(t w_l)``, and per point ``(s, c1, c2)`` an enclosure ``values[i]`` of ``E_Q[(c1 + c2 x)
+    e^(-tx); x > 0]``, ``x = S - s`` (``Q_l = pi0_l e^(t w_l) / m(t)``), so that for any function
+    ``g`` of ``S`` (module doc, "The upper tail")
+
+        E[g(S); S > s] = m(t)^n e^(-ts) E_Q[g(S) e^(-tx); x > 0].
+
+    ``a``: the smoothing half-width reached; ``integrals``: the integrals computed."""
+
+    t: float
+    n_log_m: arb
+    values: tuple
+    a: float
+    integrals: int
+
+    def log_prefactor(self, s) -> arb:
+        """``log(m(t)^n e^(-ts))`` as an arb ball."""
+        return self.n_log_m - arb(self.t) * _s_arb(s)
+
+
+def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int = 160,
+               max_bands: int = DECAY_BANDS) -> UpperTail:
+    """:class:`UpperTail` of ``n`` draws over the categories ``pi0`` (arb or Fraction
+    probabilities summing to 1) with arb weights ``w`` (any order), at the tilt ``t > 0``
+    (:func:`tilt_saddle` of ``-w`` at ``-s`` makes the values moderate; any ``t`` is valid), for
+    the points ``(s, c1, c2)`` (``c1, c2 >= 0``): the smoothed Fourier route of the forward
+    direction (module doc: the lumpy window, the proved decay, the smoothing bracket), the law
+    of the k-copies strategy's tilted statistic (:mod:`exactdp.reductions.kfourier.tilt`).
+
+    >>> import numpy as np
+    >>> m = Mechanism(8, "0.2446")
+    >>> w = [arb(fmpq(c.numerator, c.denominator * 2000)) for c in m.c]
+    >>> lpi = np.log([float(p) for p in m.pi0])
+    >>> t = tilt_saddle(lpi, -np.array([float(x) for x in w]), 2000, -1.5)
+    >>> r = upper_tail(m.pi0, w, 2000, [(arb(1.5), 1, 0)], t=t, rel=1e-6)
+    >>> pv = arb_to_interval(r.log_prefactor(Fraction(3, 2)).exp())
+    >>> p = Interval(r.values[0].lower * pv.lower, r.values[0].upper * pv.upper)     # P[S > 3/2]
+    >>> p.overlaps(tilted_sums(m, 2000, Fraction(3, 2), upper=True, rel=1e-6).p), p.relative_width() < 1e-4
+    (True, True)
+    """
+    if not (isinstance(t, (int, float)) and t > 0):
+        raise ParameterError(f"t must be positive, got {t!r}")
+    if not isinstance(n, int) or n < 1:
+        raise ParameterError(f"n must be a positive integer, got {n!r}")
+    with ctx.workprec(prec):
+        th = arb(t)
+        pa = [p if isinstance(p, arb) else _s_arb(p) for p in pi0]
+        order = sorted(range(len(w)), key=lambda i: -float(w[i]))     # descending: -w ascends
+        keep = [i for i in order if pa[i] > 0]
+        lg = [pa[i].log() + th * w[i] for i in keep]
+        mx = arb(max(float(x) for x in lg))
+        terms = [(x - mx).exp() for x in lg]
+        z = sum(terms, arb(0))
+        probs = [x / z for x in terms]
+        law = LightLaw([-w[i] for i in keep], [(probs, n)], prec)
+        j_est = min(1.0, 1.0 / max(t * law.sdf * math.sqrt(2 * math.pi), 1e-300))
+        eps = rel * j_est * 1e-2
+        values, a, count = [], 0.0, 0
+        for s, c1, c2 in points:
+            coef = (arb(c1), arb(c2))
+            pairs, a1, k = _smoothed(law, n, t, -_s_arb(s), kernels=[coef], rel=rel, eps=eps, prec=prec,
+                                     max_bands=max_bands, lumpy=True)
+            values.append(_clipped(pairs, [coef], th)[0])
+            a, count = max(a, a1), count + k
+        return UpperTail(t, n * (mx + z.log()), tuple(values), a, count)

@@ -18,6 +18,8 @@ chernoff   homogeneous base or one minority (eta):         :func:`~exactdp.reduc
 kcopies    one homogeneous collection, ``k >= 1``          :func:`exactdp.reductions.kcopies.kcopies_eta`,
            (delta: the difference of two searches)        :func:`~exactdp.reductions.kcopies.kcopies_delta`
 kfourier   the same pairs at large ``kN`` (eta)           :func:`exactdp.reductions.kfourier.kfourier_eta`
+ktilt      the forward ones at large ``kN``, eta below    :func:`exactdp.reductions.kfourier.ktilted_eta`
+           ``10^ROUTE`` (far tails, tilted)
 twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
 minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
 ========== ============================================== ==================================
@@ -60,7 +62,7 @@ from .minority import one_minority
 __all__ = ["METHODS", "Options", "supported", "eta", "delta"]
 
 #: Every method name, in the order ``"auto"`` tries them.
-METHODS = ("exact", "kernel", "kcopies", "kfourier", "twotype", "minority", "lattice", "chernoff")
+METHODS = ("exact", "kernel", "kcopies", "ktilt", "kfourier", "twotype", "minority", "lattice", "chernoff")
 
 #: From this many outputs ``kN`` on, ``auto`` tries the large-N k-copies strategy before the tree.
 KFOURIER_FIRST = 10_000
@@ -95,6 +97,11 @@ KFOURIER_PASSES = 6
 #: lower end counted, the passes ended at [1.38e-214, 4.70e-214] and [9.76e-194, 3.43e-192])
 KFOURIER_TINY_PASSES = 32
 KFOURIER_LOCATED = 10.0
+
+#: The tilted k-copies strategy's relative width aimed at, ``KTILT_AIM`` of the width asked, no
+#: finer than ``KTILT_FLOOR`` (its floor: the series' threshold gap, ~1e-6 at L = 40, N = 10^7)
+KTILT_AIM = 0.1
+KTILT_FLOOR = 1e-7
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -132,6 +139,8 @@ def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
             from .kfourier import MIN_OUTPUTS
             big = P.k * P.N >= MIN_OUTPUTS
             if big and P.k * P.N >= KFOURIER_FIRST:
+                if P.k > 1 and kcopies(P).forward:
+                    out.append("ktilt")          # far tails only: it declines above its route
                 out.append("kfourier")
             out.append("kcopies")
             if big and P.k * P.N < KFOURIER_FIRST:
@@ -221,6 +230,15 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
     if name == "kfourier":
         return _kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress,
                                 deadline=deadline)
+    if name == "ktilt":
+        from ..core.errors import PrecisionError
+        from .kfourier import ktilted_eta
+        try:
+            # the same enclosure for ">=" (inclusive): the sandwich's events are strict and
+            # inclusive alike (the smoothed integrals see no atom)
+            return ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
+        except PrecisionError as e:
+            raise CapacityError(str(e)) from None
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)

@@ -46,7 +46,13 @@ large ``k``) a product bound on the lower tail of ``R`` answers without a walk
 :mod:`~exactdp.reductions.kfourier.api`.  The dependencies point one way: ``settings`` and
 ``arbs`` below everything; ``bracket`` <- ``series`` <- ``floats``; ``series`` <- ``laws``;
 ``bracket``, ``series``, ``floats``, ``laws``, ``integral`` <- ``walk`` <- ``api`` <- this package;
-``lowertail`` <- ``api``.
+``lowertail`` <- ``api``; ``series`` <- ``tilt`` (the forward far tail by tilting, below).
+
+**Far tails (``tilt``).**  Where forward ``eta`` is a large deviation of many outputs (below
+~1e-150 at ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.415``) the walk's decisions give only an
+upper bound; :func:`~exactdp.reductions.kfourier.tilt.ktilted_eta` tilts the whole law instead
+(the series enclosure under the tilted law, the top level's count enumerated where it is small;
+``method="ktilt"``, before the walk under ``auto``, declining above its route).
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
@@ -61,7 +67,8 @@ from fractions import Fraction  # noqa: F401  (the doctest above)
 from .api import KDelta, KFourier, budget_tol, kfourier_delta, kfourier_delta_details, kfourier_details, \
     kfourier_eta, next_pass_tol, pass_budget_tol, pass_out_of_time, tiny_scale
 from .settings import MIN_OUTPUTS
+from .tilt import KTilted, ktilted_eta
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
            "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "next_pass_tol",
-           "tiny_scale", "MIN_OUTPUTS"]
+           "tiny_scale", "MIN_OUTPUTS", "KTilted", "ktilted_eta"]

@@ -232,10 +232,13 @@ class Box:
         Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
         d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
 
-    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None):
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None, gamma=None):
         n = k + 1
         self.k, self.tau, self.iv = k, tau, dict(iv)
         self.beta = arb(0) if beta is None else beta    # Y's extra beta p_3 (module doc)
+        # Y's extra gamma p_4 (the tilted strategy, :mod:`~exactdp.reductions.kfourier.tilt`; needs
+        # p_4 among the variables): log G gets -gamma p_4 t
+        self.gamma = arb(0) if gamma is None else gamma
         self.wmax, self.P2hi, self.P3hi = wmax, P2hi, P3hi
         self.vars = sorted(iv)
         self.pbar, self.rad = {}, {}
@@ -275,6 +278,8 @@ class Box:
             c[1] -= s * tau ** (i - 1)
             if i == 3:
                 c[1] -= self.beta       # Y = (log statistic) + beta p_3: log G gets -beta p_3 t
+            if i == 4:
+                c[1] -= self.gamma
             self.d[i] = c
 
         def Q(vals):
@@ -311,7 +316,7 @@ class Box:
         for i in self.vars:
             if i >= 4:
                 iv[i] = (arb(0), arb(min(float_hi(P3hi * self.wmax ** (i - 3)), float_hi(P2hi * self.wmax ** (i - 2)))))
-        return Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta)
+        return Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta, gamma=self.gamma)
 
     def halves(self):
         """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
@@ -327,7 +332,7 @@ class Box:
             for i in self.vars:
                 if i >= 4:
                     iv[i] = (arb(0), arb(min(float_hi(p3hi * self.wmax ** (i - 3)), float_hi(b * self.wmax ** (i - 2)))))
-            out.append(Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta))
+            out.append(Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta, gamma=self.gamma))
         return out
 
     def contains(self, other: "Box") -> bool:
@@ -338,6 +343,7 @@ class Box:
         caps in arb (``<=``: every point of one below every point of the other)."""
         return (self.k == other.k and self.vars == other.vars
                 and self.tau.contains(other.tau) and self.beta.contains(other.beta)
+                and self.gamma.contains(other.gamma)
                 and other.P2hi <= self.P2hi and other.P3hi <= self.P3hi
                 and all(self.iv[i][0] <= other.iv[i][0] and other.iv[i][1] <= self.iv[i][1]
                         for i in self.vars))

@@ -32,7 +32,8 @@ eta (``k = 2``, ``q = 0.41``: [1.39e-153, 1.40e-153] in seconds; ``k = 16``: [6.
 6.89468e-88] in 53 s (session 23), seven passes, the last at tol 2.6e-92), but where eta is a
 large deviation of many heavy outputs (``k = 2`` from ``q = 0.42``) the decisions give only an
 upper bound (the root decided below; the passes' float tols end near 1e-300) and a walk at eta's scale is out of reach (``k = 2``, ``q = 0.41``, tol 4e-195, 40 decades
-below eta: over 600 s); that needs an exponentially tilted walk (not built).
+below eta: over 600 s); the forward direction's far tails are tilted instead
+(:mod:`~exactdp.reductions.kfourier.tilt`).
 
 **Decisions by the coupling.**  Among the children of one node with the same changed-user
 count, ``f(A) = P[R > thr | A]`` is nondecreasing in the count ``A`` at the split level (next

@@ -1,0 +1,860 @@
+r"""The k-copies statistic's far tail by tilting (part of :mod:`exactdp.reductions.kfourier`):
+certified forward ``eta`` far below the walk's reach (~1e-300) with relative precision.
+
+**Why the walk stops.**  The walk (:mod:`~exactdp.reductions.kfourier.walk`) enumerates the heavy
+levels under the untilted law; where ``eta`` is a large deviation of many outputs (``L = 40``,
+``N = 10^7``, ``lam = e^2``: ``k = 2`` from ``q = 0.42``, ``k <= 16`` from ~0.42) its decisions
+give only an upper bound.  Here the whole law is tilted instead, as for ``k = 1``
+(:mod:`exactdp.engine.tilted`, "The upper tail").
+
+**The identity.**  Forward, ``R = kappa e_k(w)`` is the likelihood ratio of ``D_m`` to ``D``
+(000 (8.21) as corrected, id 000-8.21; the package doc), and under ``D`` the ``M = kN`` outputs
+are i.i.d. with the null level law ``pi0_j`` (weights ``w_j = c_j / M``).  So ``eta = P_{D_m}[R >
+lam] = E_D[R; R > lam]``.  For the light statistic of the series enclosure
+(:mod:`~exactdp.reductions.kfourier.series`), ``Y = sum_outputs phi(w)``, ``phi(w) = log(1 + tau w)
+/ tau + beta w^3 + gamma w^4``, and any tilt ``t > 0`` with ``m(t) = sum_j pi0_j e^(t phi_j)`` and
+``Q_j = pi0_j e^(t phi_j) / m(t)``,
+
+    E_D[g] = m(t)^M E_Q[g e^(-tY)]          for every function g of the outputs.
+
+**The sandwich.**  On the box ``B`` of the power sums ``p_2, p_3, p_4`` (Chernoff levels, below)
+the series enclosure gives ``R = F(Y; p)``, nondecreasing and convex in ``Y`` from ``ylo`` on (its
+certificate, :func:`~exactdp.reductions.kfourier.series.monotone_pieces`: every ``D_j = [t^j] e^(tY)
+G_p(t) >= 0``, ``j < k``, and ``F^(i) = kappa D_(k-i)``), and points ``s_dn`` (``F > lam`` at
+``s_dn`` over the box) and ``s_up`` (``F < lam``).  Below ``ylo`` the box has ``R <= kappa p_1^k /
+k! < lam`` (Maclaurin, ``p_1 <= Y + max c``, ``c = p_1 - Y`` over the box), so on ``B``: ``Y >=
+s_dn`` implies ``R > lam`` and ``R > lam`` implies ``Y > s_up``.  With ``x = Y - s``:
+
+* lower: on ``B`` and ``Y >= s_dn``, ``R >= F(s_dn) + sigma x`` (convexity; ``sigma = kappa min
+  D_(k-1)`` at ``s_dn``, the box's lower corner), so ``eta >= m^M e^(-t s_dn) (E_Q[(F(s_dn) +
+  sigma x) e^(-tx); x > 0] - E_Q[...; x > 0, not B])``, the last at most ``(F(s_dn) + 2 sigma / (e
+  t))`` times ``E_Q[e^(-theta x) e^(+-b (V - edge))]`` per box edge (``1{x > 0} e^(-tx) <= e^(-theta
+  x)`` for every ``x``, ``0 <= theta <= t / 2``, ``b >= 0``: a joint Chernoff bound; the rare
+  configurations beyond an edge are far above the threshold, where ``e^(-tx)`` is tiny);
+* upper: on ``B`` and ``Y > s_up``, ``R = F(s_up + x) <= F(s_up) e^(rho x)`` with ``rho = max_i
+  (D_(k-i) / D_k)^(1/i)`` (``F(s_up + x) = kappa sum_i x^i D_(k-i) / i!``, bounded over the box by
+  its two corners, :meth:`~exactdp.reductions.kfourier.series.Box.corners`), and ``e^(rho x) <= 1
+  + rho x + (rho x)^2 e^(rho x) / 2``, ``x^2 e^(-(t - rho) x) <= (2 / (e (t - rho)))^2``, so
+
+      eta <= F(s_up) m^M e^(-t s_up) (E_Q[(1 + rho x) e^(-tx); x > 0] + 2 rho^2 / (e (t - rho))^2)
+             + P_{D_m}[R > lam, not B].
+
+  The last term: ``R > lam`` implies ``p_1 > x_min = (lam k! / kappa)^(1/k)`` (Maclaurin), so each
+  side of each box edge is a two-dimensional Chernoff bound under ``D_m`` (``M - k`` null outputs,
+  ``k`` of ``pi1_j = pi0_j c_j``): ``P[p_1 > x_min, p_i > P] <= E e^(a (p_1 - x_min) + b (p_i - P))``
+  (and ``-b`` below), ``a, b >= 0`` chosen in floats, the bound in arb.
+
+The two expectations under ``Q`` are the integrals of :func:`exactdp.engine.tilted.upper_tail`
+(kernels ``(1, sigma / F(s_dn))`` at ``s_dn`` and ``(1, rho)`` at ``s_up``; smoothing, quadrature,
+proved decay).  Each box edge (per statistic and side) is the least of ``BOX_Z`` standard deviations
+under ``Q`` whose failure bound is below ``FAIL_SHARE`` of the width asked.  ``tau``, ``beta``,
+``gamma`` (first-order cancelling of ``p_2``, ``p_3``, ``p_4``: series module doc, "The choice of
+tau"; ``gamma = -(c_4 / c_1 - tau^3) / 4`` from ``d_4 = -(t^4 - tau^3 t) / 4 - gamma t``), the
+threshold point and the tilt (``E_Q Y = y``, the saddle point) are a float fixed point: any values
+give a valid enclosure, these make it narrow (the width is ``~ t (s_dn - s_up)``, and ``t`` is ~1e6
+at ``q = 0.45``, so the series must hold ``R`` to ~1e-10 relative: hence the cancellations; without
+``gamma`` the cap of ``p_4`` was most of the width: ``k = 16``, ``q = 0.42``, 2.2e-3 -> 8.6e-4).
+
+**The top level.**  Where the tilted law puts few outputs at the top level (``q = 0.42``: ~85 at
+``k = 2``, ~52 at ``k = 16``) those carry all of ``p_2``'s spread (relative sd ~0.1), and the one
+box's threshold gap is second order in it (``k = 2``: relative width 2.2e-2).  So (``heavy = 1``,
+chosen where the one box is too wide and the tilted count is at most ``TOP_COUNT_MAX``) the top
+level's count ``n`` is enumerated: ``E_D[g; n] = C(M, n) pi0_d^n m_L(t_n)^(M - n) E_(Q_L)[g
+e^(-t_n Y_L)]`` over the light levels (``m_L`` their untilted masses tilted, a tilt ``t_n`` of its
+own: the saddle point where the light threshold is a far tail, else ``1 / (gap + sd)``), the
+heavy polynomial ``E_H = (1 + w_d t)^n`` in the series, the box over the light power sums (its
+failure under ``D_m`` joint with ``p_1 > x_min``, the count's range too), each count's own
+cancelling statistic (``REFINE_COUNT``: ``k = 16``, ``q = 0.42``, 8.6e-4 -> 1.0e-4).  A count is
+settled without an integral where it can be: ``kappa e_k(H) > lam`` (the heavy outputs alone:
+``E[R | n]`` exactly, ``kappa [t^k] E_H(t) (1 + t mu)^(M - n)``, the outputs independent); a light
+threshold far below the light mean (``[E[R | n] - lam P[R <= lam | n], E[R | n]]``, Chernoff); a
+Chernoff cap (``J <= 1``) below its share of the width.  At ``k = 2``, ``q = 0.42`` five counts of
+~130 need integrals, relative width 1.0e-5 in 8 s.
+
+Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
+approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
+the walk where both reach (``q = 0.41``) and an importance-sampled Monte Carlo of its own tilted
+law.  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``): ``k = 2 .. 16`` at
+``q = 0.45`` relative width 1.5e-6 .. 3.4e-6 in 4-7 s, ``q = 0.42`` 1e-5 .. 1e-4 in 5-8 s, ``q =
+0.415`` 9.5e-5 .. 6.6e-4; ``k = 200``: ``q = 0.45`` 4e-5 in 2 s, ``q = 0.42`` 2.4e-3 in 38 s.
+
+>>> from exactdp.model.pair import canonical_pair
+>>> r = ktilted_eta(canonical_pair(10**7, 40, 2), "0.45", 7, rel=1e-4)
+>>> r.eta.relative_width() < 1e-3, -120000 < r.log10_eta < -100000
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+from flint import arb, ctx
+
+from ...core.errors import CapacityError, ParameterError, PrecisionError
+from ...core.interval import Interval, arb_to_interval
+from ...core.lam import parse_lam_eps
+from ...engine.tilted import tilt_saddle, upper_tail
+from ...model.mechanism import Mechanism
+from ...model.pair import Pair
+from ..kcopies import kcopies
+from .arbs import exact_arb, float_hi
+from .series import Box, Series, monotone_pieces
+
+__all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "BOX_Z", "FAIL_SHARE"]
+
+#: the strategy answers where the forward Chernoff bound ``P_{D_m}[p_1 > x_min]`` is below
+#: ``10^ROUTE`` (log10); above, the walk reaches eta (``auto`` goes on to it)
+ROUTE = -150.0
+#: the box half-widths tried, in standard deviations of ``p_2``, ``p_3`` under the tilted law
+BOX_Z = (6.0, 8.0, 11.0, 15.0, 20.0, 28.0, 40.0, 60.0, 90.0, 135.0, 200.0)
+#: the failure bounds' share of the relative width asked
+FAIL_SHARE = 1e-2
+#: the float fixed point's iterations (threshold point, tilt, tau, beta)
+MAX_ITER = 12
+#: sub-boxes of the p_2 range (2^SPLIT)
+SPLIT = 2
+#: the top level's count is enumerated only up to this tilted mean (a cost choice: the counts
+#: within reach each cost an integral; L = 40, N = 10^7, lam = e^2, k = 16: q = 0.42 ~52, 14
+#: integrals; q = 0.45 ~5,220, 402 integrals, 520 s, where the one box gives 1.7e-5 in 3 s)
+TOP_COUNT_MAX = 1000
+#: each count's own cancelling statistic (its light power sums at its own threshold point)
+REFINE_COUNT = True
+
+
+@dataclass(frozen=True)
+class KTilted:
+    """A certified forward ``eta`` by the tilted strategy, with its certificate's pieces: the
+    tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up``, the growth ``rho``,
+    the box half-width ``z`` (standard deviations), ``log10`` of the failure bound relative to
+    ``eta`` (``fail``), ``log10_eta`` (the middle, a float), the integrals and the seconds."""
+
+    eta: Interval
+    t: float
+    stat: tuple
+    s_dn: float
+    s_up: float
+    rho: float
+    z: float
+    fail: float
+    log10_eta: float
+    integrals: int
+    seconds: float
+
+
+class _Law:
+    """The null level law in floats and arb: ``pi0_j``, ``c_j``, ``w_j = c_j / M``."""
+
+    def __init__(self, d: int, q: Fraction, M: int, prec: int):
+        mech = Mechanism(d, q)
+        self.M = M
+        self.pi0 = [exact_arb(Fraction(p)) for p in mech.pi0]
+        self.c = [exact_arb(Fraction(c)) for c in mech.c]
+        self.w = [exact_arb(Fraction(c) / M) for c in mech.c]
+        self.lpi = np.array([math.log(Fraction(p).numerator) - math.log(Fraction(p).denominator)
+                             for p in mech.pi0])
+        self.cf = np.array([float(c) for c in mech.c])
+        self.wf = self.cf / M
+        self.prec = prec
+
+    def phi(self, tau: float, beta: float, gamma: float):
+        return np.log1p(tau * self.wf) / tau + beta * self.wf ** 3 + gamma * self.wf ** 4
+
+    def phi_arb(self, tau: float, beta: float, gamma: float):
+        ta, be, ga = arb(tau), arb(beta), arb(gamma)
+        return [(1 + ta * w).log() / ta + be * w ** 3 + ga * w ** 4 for w in self.w]
+
+    def tilted(self, t: float, phi):
+        e = self.lpi + t * phi
+        e = np.exp(e - e.max())
+        return e / e.sum()
+
+
+def _log_m(lpi, x):
+    """``log sum exp(lpi + x)`` (floats)."""
+    e = lpi + x
+    mx = e.max()
+    return float(mx + math.log(np.exp(e - mx).sum()))
+
+
+def _kappa(M: int, k: int) -> Fraction:
+    return Fraction(M ** k, comb(M, k))
+
+
+def _lam_arb(lam, eps) -> arb:
+    return exact_arb(Fraction(lam)) if lam is not None else exact_arb(Fraction(eps)).exp()
+
+
+def _x_min(kappa: arb, k: int, lam: arb) -> arb:
+    """``(lam k! / kappa)^(1/k)``: ``R > lam`` forces ``p_1`` above it (``e_k <= p_1^k / k!``)."""
+    return (lam * arb.fac_ui(k) / kappa).log().__truediv__(k).exp()
+
+
+def _chernoff_p1(law: _Law, k: int, x: float) -> float:
+    """Float ``log`` of the Chernoff bound of ``P_{D_m}[p_1 > x]`` (routing only)."""
+    M = law.M
+    lp1 = law.lpi + np.log(law.cf)
+    best = 0.0
+    a = 1.0
+    # the convex exponent; a coarse search in log a, then golden refinement
+    grid = [10.0 ** e for e in np.linspace(0, 9, 91)]
+    vals = []
+    for a in grid:
+        v = (M - k) * _log_m(law.lpi, a * law.wf) + k * _log_m(lp1, a * law.wf) - a * x
+        vals.append(v)
+    i = int(np.argmin(vals))
+    best = min(best, vals[i])
+    return best
+
+
+def ktilted_estimate(P: Pair, q, lam=None, eps=None) -> float:
+    """``log10`` of the Chernoff bound ``P_{D_m}[p_1 > x_min] >= eta`` (floats, for routing:
+    :data:`ROUTE`); ``0.0`` where it is not small.
+
+    >>> from exactdp.model.pair import canonical_pair
+    >>> bool(ktilted_estimate(canonical_pair(10**7, 40, 16), "0.45", 7) < -1000)
+    True
+    """
+    red = kcopies(P)
+    if red is None or not red.forward:
+        return 0.0
+    q = Fraction(q)
+    lam, eps = parse_lam_eps(lam, eps)
+    M = red.k * red.N
+    law = _Law(red.d, q, M, 64)
+    lk = math.log(float(lam)) if lam is not None else float(eps)
+    k = red.k
+    kap = k * math.log(M) - (math.lgamma(M + 1) - math.lgamma(k + 1) - math.lgamma(M - k + 1))
+    x = math.exp((lk + math.lgamma(k + 1) - kap) / k)
+    return _chernoff_p1(law, red.k, x) / math.log(10)
+
+
+def _box_stats(law: _Law, Q, i: int):
+    """Mean and sd of ``p_i`` under ``Q`` (floats)."""
+    wi = law.wf ** i
+    m1 = float((Q * wi).sum())
+    m2 = float((Q * wi * wi).sum())
+    return law.M * m1, math.sqrt(max(law.M * (m2 - m1 * m1), 0.0))
+
+
+def _boxes(k, stat, wmax: arb, iv2, iv3, iv4):
+    """The series boxes over ``p_i in iv_i`` (floats; every light weight at most ``wmax``) for the
+    statistic ``stat = (tau, beta, gamma)``: the ``p_2`` range cut in ``2^SPLIT`` pieces, on each
+    ``p_3 <= wmax p_2`` and ``p_4 <= wmax p_3`` at its top."""
+    ta, be, ga = (arb(x) for x in stat)
+    cuts = [iv2[0] + (iv2[1] - iv2[0]) * j / 2 ** SPLIT for j in range(2 ** SPLIT + 1)]
+    cuts[-1] = iv2[1]
+    boxes = []
+    for a, b in zip(cuts, cuts[1:]):
+        p2 = (arb(a), arb(b))
+        p3hi = arb(min(iv3[1], float_hi(wmax * p2[1])))
+        p4hi = arb(min(iv4[1], float_hi(wmax * p3hi)))
+        if p3hi < arb(iv3[0]) or p4hi < arb(iv4[0]):
+            continue                    # empty: p_3 >= P3lo > w_max p_2
+        ivs = {2: p2, 3: (arb(iv3[0]), p3hi), 4: (arb(iv4[0]), p4hi)}
+        boxes.append(Box(k, ta, ivs, wmax, p2[1], p3hi, beta=be, gamma=ga))
+    if not boxes:
+        raise PrecisionError("ktilt: an empty power-sum box")
+    return boxes
+
+
+def _cancel(th: Series, y: float):
+    """The statistic ``(tau, beta, gamma)`` cancelling ``p_2``, ``p_3``, ``p_4`` to first order at
+    ``y`` (series module doc, "The choice of tau": ``c_j = [t^(k-j)] E_H(t) e^(tY) G0(t)``,
+    ``tau = c_2 / c_1``, ``beta = (c_3 / c_1 - tau^2) / 3``, ``gamma = -(c_4 / c_1 - tau^3) / 4``,
+    the last from ``d_4 = -(t^4 - tau^3 t) / 4 - gamma t``); floats."""
+    ya = arb(y)
+    c = [(th.main_row * th._u(ya, j))[0, 0] for j in (1, 2, 3, 4)]
+    tau = float((c[1] / c[0]).mid())
+    ta = arb(tau)
+    beta = float(((c[2] / c[0] - ta ** 2) / 3).mid())
+    gamma = float((-(c[3] / c[0] - ta ** 3) / 4).mid())
+    return tau, beta, gamma
+
+
+def _fixed_point(law: _Law, k: int, kappa: arb, lam: arb, z: float):
+    """Floats ``(y, (tau, beta, gamma), t)``: the threshold point of the middle box, the
+    cancelling statistic there and the saddle-point tilt (module doc)."""
+    y = float(_x_min(kappa, k, lam)) * (1 + 1e-9)
+    stat = (k / y, 0.0, 0.0)
+    for _ in range(MAX_ITER):
+        phi = law.phi(*stat)
+        t = tilt_saddle(law.lpi, -phi, law.M, -y)
+        Q = law.tilted(t, phi)
+        ivs = []
+        for i in (2, 3, 4):
+            m, sd = _box_stats(law, Q, i)
+            ivs.append((max(m - z * sd, 0.0), m + z * sd))
+        th = Series([arb(1)], kappa, k, _boxes(k, stat, law.w[-1], *ivs))
+        y1 = th.root(th.main_value, lam, y)
+        if not (math.isfinite(y1) and y1 > 0):
+            raise PrecisionError("ktilt: no threshold point for the tilted statistic")
+        stat1 = _cancel(th, y1)
+        done = abs(y1 - y) <= 1e-15 * y and abs(stat1[0] - stat[0]) <= 1e-12 * stat[0]
+        y, stat = y1, stat1
+        if not 0 < stat[0] * law.wf[-1] < 0.5:
+            raise PrecisionError("ktilt: the statistic's tau is out of range")
+        if done:
+            break
+    t = tilt_saddle(law.lpi, -law.phi(*stat), law.M, -y)
+    return y, stat, t
+
+
+def _fail_dm(law: _Law, k: int, x: float, v, edge: float, *, above: bool, t0: float, sd: float):
+    """Float ``(a, b, exponent)`` minimising the Chernoff exponent of ``P_{D_m}[p_1 > x, V >
+    edge]`` (``above``; else ``V < edge``), ``V = sum_outputs v(level)`` (``a, b >= 0``)."""
+    from scipy.optimize import minimize
+    M, sg = law.M, (1.0 if above else -1.0)
+    lp1 = law.lpi + np.log(law.cf)
+
+    def f(u):
+        if not (abs(u[0]) < 700 and abs(u[1]) < 700):
+            return math.inf
+        a, b = t0 * math.exp(u[0]), math.exp(u[1]) / sd
+        e = a * law.wf + sg * b * v
+        return (M - k) * _log_m(law.lpi, e) + k * _log_m(lp1, e) - a * x - sg * b * edge
+
+    best = None
+    for u0 in ([0.0, 1.0], [0.0, 3.0], [-0.5, 2.0]):
+        r = minimize(f, u0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-6, "maxiter": 4000})
+        if best is None or r.fun < best.fun:
+            best = r
+    return t0 * math.exp(best.x[0]), math.exp(best.x[1]) / sd, float(best.fun)
+
+
+def _fail_dm_arb(law: _Law, k: int, x: arb, v, edge: arb, *, above: bool, a: float, b: float) -> arb:
+    """The certified ``log`` of that Chernoff bound at ``(a, b)`` (``v`` arb)."""
+    aa, bb = arb(a), arb(b) * (1 if above else -1)
+    e = [aa * w + bb * vi for w, vi in zip(law.w, v)]
+    m0 = sum((p * u.exp() for p, u in zip(law.pi0, e)), arb(0))
+    m1 = sum((p * c * u.exp() for p, c, u in zip(law.pi0, law.c, e)), arb(0))
+    return (law.M - k) * m0.log() + k * m1.log() - aa * x - bb * edge
+
+
+def _fail_q(lq, v, n: int, edge: float, *, above: bool, sd: float):
+    """Float ``(b, exponent)`` of the Chernoff bound of ``Q[V > edge]`` (``above``; else ``<``),
+    ``V`` the sum of ``n`` draws of ``v`` under the law ``e^lq``."""
+    from scipy.optimize import minimize_scalar
+    sg = 1.0 if above else -1.0
+
+    def f(u):
+        b = math.exp(u) / sd
+        return n * _log_m(lq, sg * b * v) - sg * b * edge
+
+    r = minimize_scalar(f, bounds=(-10.0, 12.0), method="bounded", options={"xatol": 1e-9})
+    return math.exp(r.x) / sd, float(r.fun)
+
+
+def _fail_q_arb(probs, v, n: int, edge: arb, *, above: bool, b: float) -> arb:
+    bb = arb(b) * (1 if above else -1)
+    m = sum((p * (bb * x).exp() for p, x in zip(probs, v)), arb(0))
+    return n * m.log() - bb * edge
+
+
+def _joint_fail(probs, phia, v, n: int, s: arb, *, edge: float, above: bool, t: float) -> arb:
+    """A bound of ``E_Q[e^(-theta x); V beyond edge]``-type failure for the lower end: ``E_Q[1{x >
+    0} e^(-tx); V > edge]`` (``above``; else ``V < edge``) ``<= E_Q[e^(-theta x) e^(+-b (V -
+    edge))]`` for ``0 <= theta <= t / 2``, ``b >= 0`` (``1{x > 0} e^(-tx) <= e^(-theta x)`` for every
+    ``x``), ``x = Y - s``, ``Y`` and ``V`` sums of ``n`` draws of ``phi``, ``v`` under ``probs``
+    (arb); ``theta``, ``b`` chosen in floats."""
+    from scipy.optimize import minimize
+    sg = 1.0 if above else -1.0
+    lq = np.log(np.maximum(np.array([float(p) for p in probs]), 1e-320))
+    ph = np.array([float(x) for x in phia])
+    vf = np.array([float(x) for x in v])
+    pr = np.exp(lq)
+    sd = math.sqrt(max(n * float((pr * vf * vf).sum() - (pr * vf).sum() ** 2), 1e-300))
+    sf, ef = float(s), edge
+
+    def f(u):
+        if not (abs(u[0]) < 700 and abs(u[1]) < 700):
+            return math.inf
+        th = 0.5 * t / (1 + math.exp(-u[0]))
+        b = math.exp(u[1]) / sd
+        return n * _log_m(lq, -th * ph + sg * b * vf) + th * sf - sg * b * ef
+
+    best = None
+    for u0 in ([0.0, 1.0], [3.0, 2.0], [-3.0, 2.0]):
+        r = minimize(f, u0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-6, "maxiter": 4000})
+        if best is None or r.fun < best.fun:
+            best = r
+    th = arb(0.5 * t / (1 + math.exp(-best.x[0])))
+    if not th <= arb(t) / 2:
+        th = arb(t) / 4
+    bb = arb(math.exp(best.x[1]) / sd) * (1 if above else -1)
+    m = sum((p * (-th * x + bb * y).exp() for p, x, y in zip(probs, phia, v)), arb(0))
+    return (n * m.log() + th * s - bb * arb(edge)).exp()
+
+
+def _root_point(th: Series, lam: arb, y0: float, *, above: bool) -> arb:
+    """An exact point ``s`` with ``F > lam`` over every box at ``s`` (``above``: ``s_dn``) or ``F <
+    lam`` (``s_up``), found from the float root ``y0`` outwards."""
+    step = max(abs(y0) * 1e-15, 1e-300)
+    s = y0
+    for _ in range(200):
+        sa = arb(s)
+        v = th.value(sa)
+        if (above and v > lam) or (not above and v < lam):
+            return sa
+        s = s + step if above else s - step
+        step *= 2
+    raise PrecisionError("ktilt: the series enclosure does not separate lam near the threshold")
+
+
+def _sigma(boxes, E, k: int, s: arb) -> arb:
+    """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
+    ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
+    (``F'' = kappa D_(k-2) >= 0``: convex)."""
+    from flint import arb_poly
+    EY = [arb(1)]
+    for j in range(1, k + 1):
+        EY.append(EY[-1] * s / j)
+    ey = arb_poly(EY) * arb_poly(E)
+    best = None
+    for box in boxes:
+        lo = (ey * arb_poly(box.corners()[0])).coeffs()
+        v = lo[k - 1] if len(lo) > k - 1 else arb(0)
+        v = arb(max(float(v.lower()), 0.0))
+        best = v if best is None or v < best else best
+    return best
+
+
+def _rho(boxes, E, k: int, s: arb) -> arb:
+    """``max_i (D_(k-i) / D_k)^(1/i)`` over the boxes at ``s`` with the heavy polynomial ``E``
+    (module doc): the upper corner's over the lower corner's (``e_i(H) >= 0``)."""
+    from flint import arb_poly
+    EY = [arb(1)]
+    for j in range(1, k + 1):
+        EY.append(EY[-1] * s / j)
+    ey = arb_poly(EY) * arb_poly(E)
+    best = arb(0)
+    for box in boxes:
+        lo_c, up_c = box.corners()
+        lo = (ey * arb_poly(lo_c)).coeffs()
+        up = (ey * arb_poly(up_c)).coeffs()
+        dk = lo[k] if len(lo) > k else arb(0)
+        if not dk > 0:
+            raise PrecisionError("ktilt: the lower corner's D_k is not positive")
+        for i in range(1, k + 1):
+            r = arb(((up[k - i] if len(up) > k - i else arb(0)) / dk).upper())
+            if r > 0:
+                g = (r.log() / i).exp()
+                best = arb(max(float_hi(best), float_hi(g)))
+    return best
+
+
+def _tilted_arb(pi0, phia, th: arb):
+    """``Q_j = pi0_j e^(t phi_j) / m(t)`` in arb (the law of :func:`~exactdp.engine.tilted.upper_tail`)."""
+    lg = [p.log() + th * x for p, x in zip(pi0, phia)]
+    mx = arb(max(float(x) for x in lg))
+    terms = [(x - mx).exp() for x in lg]
+    z = sum(terms, arb(0))
+    return [x / z for x in terms]
+
+
+def _heavy_poly(n: int, w: arb, k: int):
+    """``[t^i] (1 + w t)^n``, ``i = 0 .. k`` (arb)."""
+    return [comb(n, i) * w ** i for i in range(k + 1)]
+
+
+def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
+                route: float | None = ROUTE, heavy: int | None = None) -> KTilted:
+    """Certified forward ``eta = P[R > lam]`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`,
+    forward) by tilting (module doc), relative width about ``rel`` (a target; the result is an
+    enclosure whatever width it reaches).  ``heavy``: 0 (no level enumerated) or 1 (the top
+    level's count enumerated); ``None`` chooses by the series width.  Raises
+    :class:`~exactdp.core.errors.CapacityError` where the pair is not forward k-copies or
+    (``route``) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto``
+    goes on to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the
+    box, the decay of the tilted law)."""
+    t0 = time.time()
+    if not (isinstance(rel, (int, float)) and 0 < rel < 1):
+        raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
+    if heavy not in (None, 0, 1):
+        raise ParameterError(f"heavy must be None, 0 or 1, got {heavy!r}")
+    red = kcopies(P)
+    if red is None or not red.forward or red.k < 2:
+        raise CapacityError("ktilt: forward k-copies pairs with k >= 2 only")
+    q = Fraction(q)
+    lam, eps = parse_lam_eps(lam, eps)
+    if route is not None and ktilted_estimate(P, q, lam, eps) > route:
+        raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
+    k, M = red.k, red.k * red.N
+    with ctx.workprec(prec):
+        law = _Law(red.d, q, M, prec)
+        run = _Run(law, k, _lam_arb(lam, eps), rel)
+        if heavy is None:
+            # the top level's count enumerated where the one box is too wide and the count is
+            # small (each count within reach costs an integral)
+            few = M * float(run.Q[-1]) <= TOP_COUNT_MAX
+            heavy = 1 if few and run.single_width() > rel / 4 else 0
+        res = run.single() if heavy == 0 else run.top()
+    return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
+                   res["fail"], res["log10"], res["integrals"], time.time() - t0)
+
+
+class _Run:
+    """One certified run: the float plan (threshold point, statistic, tilt, box half-width) and
+    the two certificates, without enumeration (:meth:`single`) or with the top level's count
+    enumerated (:meth:`top`)."""
+
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float):
+        self.law, self.k, self.rel = law, k, rel
+        M = law.M
+        self.kappa = exact_arb(_kappa(M, k))
+        self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
+        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
+        y, stat, t = _fixed_point(law, k, self.kappa, lam, BOX_Z[1])
+        self.y, self.stat, self.t = y, stat, t
+        self.tau, self.beta, self.gamma = stat
+        self.phi = law.phi(*stat)
+        self.phia = law.phi_arb(*stat)
+        self.Q = law.tilted(t, self.phi)
+        sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
+        # eta's scale: lam m^M e^(-ty) / (t sd sqrt(2 pi)) (floats; the failure bounds' target)
+        self.log_eta = (math.log(float(lam)) + M * _log_m(law.lpi, t * self.phi) - t * y
+                        - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
+        self.target = self.log_eta + math.log(rel * FAIL_SHARE)
+        self.z = None
+
+    # ---------------------------------------------------------------- the box
+    def _choose_box(self, light: int, extra=()):
+        """``(z, edges, fails)``: per statistic and side the least ``BOX_Z`` whose failure bound
+        is below the target, under ``D_m`` (upper end) and ``Q`` (lower end); the statistics are
+        the power sums ``p_2``, ``p_3`` of the levels below ``light`` and the ``extra`` ``(name,
+        v)`` (``V = sum_outputs v(level)``).  ``z``: the largest taken."""
+        law, k, M, Q = self.law, self.k, self.law.M, self.Q
+        lq = np.log(np.maximum(Q, 1e-320))
+        mask = np.arange(len(law.wf)) < light
+        stats = {}
+        for i in (2, 3, 4):
+            stats[i] = np.where(mask, law.wf ** i, 0.0)
+        for name, v in extra:
+            stats[name] = v
+        edges, fails, zmax = {}, [], 0.0
+        for key, v in stats.items():
+            m1, m2 = float((Q * v).sum()), float((Q * v * v).sum())
+            m, s = M * m1, math.sqrt(max(M * (m2 - m1 * m1), 1e-300))
+            ends = []
+            for above in (True, False):
+                for z in BOX_Z:
+                    edge = m + z * s if above else m - z * s
+                    if not above and edge <= 0:
+                        edge, z = 0.0, 0.0
+                        break
+                    a, b, e = _fail_dm(law, k, float(self.xmin_lo), v, edge, above=above, t0=self.t, sd=s)
+                    bq, eq = _fail_q(lq, v, M, edge, above=above, sd=s)
+                    if e <= self.target and eq <= math.log(self.rel * FAIL_SHARE) - 5:
+                        fails.append((key, v, edge, above, a, b, bq))
+                        break
+                else:
+                    raise PrecisionError("ktilt: no box of the power sums with a small enough failure bound")
+                ends.append(edge)
+                zmax = max(zmax, z)
+            edges[key] = (ends[1], ends[0])
+        self.z = zmax
+        return zmax, edges, fails
+
+    def _fail_arb(self, fails, probs, n):
+        """``(D_m failure, Q failure)`` bounds in arb for the chosen edges (``probs``: the tilted
+        law the lower end's integral uses, ``n`` its draws)."""
+        law = self.law
+        dm, qf = arb(0), arb(0)
+        for key, v, edge, above, a, b, bq in fails:
+            va = [exact_arb(Fraction(x)) for x in v] if not isinstance(key, int) else \
+                [w ** key if x > 0 else arb(0) for w, x in zip(law.w, v)]
+            ea = arb(edge)
+            dm += _fail_dm_arb(law, self.k, self.xmin_lo, va, ea, above=above, a=a, b=b).exp()
+            if probs is not None:
+                qf += _fail_q_arb(probs, va[:len(probs)], n, ea, above=above, b=bq).exp()
+        return dm, qf
+
+    # ---------------------------------------------------------------- no enumeration
+    def single_width(self) -> float:
+        """``t (s_dn - s_up)`` of the one-box series at ``BOX_Z[1]`` (floats: the relative width
+        without enumeration, for the choice)."""
+        law, k = self.law, self.k
+        z = BOX_Z[1]
+        boxes = _boxes(k, self.stat, law.w[-1], *[(max(m - z * s, 0.0), m + z * s) for m, s in
+                                                  (_box_stats(law, self.Q, i) for i in (2, 3, 4))])
+        th = Series([arb(1)], self.kappa, k, boxes)
+        try:
+            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
+            s_up = _root_point(th, self.lam_lo, self.y, above=False)
+        except PrecisionError:
+            return math.inf
+        return self.t * float(s_dn - s_up)
+
+    def single(self) -> dict:
+        law, k, M = self.law, self.k, self.law.M
+        z, edges, fails = self._choose_box(len(law.wf))
+        boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
+        th = Series([arb(1)], self.kappa, k, boxes)
+        self._monotone(boxes, self.xmin_lo)
+        s_dn = _root_point(th, self.lam_hi, self.y, above=True)
+        s_up = _root_point(th, self.lam_lo, self.y, above=False)
+        ends = self._ends(th, boxes, [arb(1)], s_dn, s_up)
+        th_t = arb(self.t)
+        if not th_t > 2 * ends[3]:
+            raise PrecisionError("ktilt: the tilt is not above the growth of R")
+        ut = upper_tail(law.pi0, self.phia, M, self._points(s_dn, s_up, ends), t=self.t, rel=self.rel,
+                        prec=law.prec)
+        fail_dm, _ = self._fail_arb(fails, None, M)
+        qf = self._lower_fail(fails, _tilted_arb(law.pi0, self.phia, th_t), self.phia, len(law.w), n=M,
+                              s_dn=s_dn, t=self.t)
+        lower, upper = self._combine(ut, s_dn, s_up, ends, qf)
+        return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
+
+    def _ends(self, th, boxes, E, s_dn, s_up):
+        """``(f_lo, sigma, f_up, rho)``: ``F`` at ``s_dn`` from below, its slope there from below
+        (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above and the growth ``rho`` there."""
+        f_lo = arb(th.value(s_dn).lower())
+        sigma = self.kappa * _sigma(boxes, E, self.k, s_dn)
+        f_up = arb(th.value(s_up).upper())
+        rho = _rho(boxes, E, self.k, s_up)
+        return f_lo, arb(sigma.lower()), f_up, rho
+
+    @staticmethod
+    def _points(s_dn, s_up, ends):
+        f_lo, sigma, _, rho = ends
+        return [(s_dn, 1, arb((sigma / f_lo).lower())), (s_up, 1, rho)]
+
+    def _lower_fail(self, fails, probs, phia, d: int, *, n: int, s_dn, t: float) -> arb:
+        """The lower end's failure (in units of its function): the box's statistics beyond their
+        edges jointly with ``x > 0`` (:func:`_joint_fail`), under the tilted law ``probs`` of the
+        ``n`` draws over the levels below ``d``."""
+        law = self.law
+        qf = arb(0)
+        for key, v, edge, above, a, b, bq in fails:
+            if key == "count":
+                continue
+            va = [w ** key if x > 0 else arb(0) for w, x in zip(law.w[:d], v[:d])]
+            qf += _joint_fail(probs, phia[:d], va, n, s_dn, edge=edge, above=above, t=t)
+        return qf
+
+    def _monotone(self, boxes, xmax: arb, ylo=None):
+        """The series certified nondecreasing from ``ylo`` (default ``xmax - max c``) over the boxes,
+        with ``kappa (ylo + max c)^k / k! <= lam`` there (``xmax`` at most ``x_min``); ``ylo``."""
+        cmax = max(float_hi(b.y_shift()) for b in boxes)
+        if ylo is None:
+            ylo = arb(math.nextafter(float(xmax.lower()) - cmax, -math.inf))
+        if not (ylo + arb(cmax) <= xmax and ylo > 0):
+            raise PrecisionError("ktilt: no monotone range below the threshold")
+        for b in boxes:
+            if not monotone_pieces(b, float(ylo)):
+                raise PrecisionError("ktilt: the series is not certified monotone over the box")
+        return ylo
+
+    def _combine(self, ut, s_dn, s_up, ends, fail_q, *, weight=None):
+        """``(lower, upper)`` arbs of one integral pair (module doc), times ``weight``: ``ends =
+        (f_lo, sigma, f_up, rho)``; the lower end's function ``(f_lo + sigma x)`` (convexity), less
+        its failure ``fail_q (f_lo + 2 sigma / (e t))``."""
+        f_lo, sigma, f_up, rho = ends
+        th_t = arb(ut.t)
+        e1 = arb(1).exp()
+        jk_dn, jk_up = ut.values
+        pre_dn = ut.log_prefactor(s_dn).exp()
+        pre_up = ut.log_prefactor(s_up).exp()
+        lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + 2 * sigma / (e1 * th_t))
+        lower = pre_dn * lower if lower > 0 else arb(0)
+        rem = 2 * rho * rho / (e1 * (th_t - rho)) ** 2
+        upper = f_up * pre_up * (exact_arb(jk_up.upper) + rem)
+        if weight is not None:
+            lower, upper = lower * weight, upper * weight
+        return lower, upper
+
+    def _result(self, lower, upper, fail_dm, *, points, integrals) -> dict:
+        s_dn, s_up, rho = points
+        lo_iv = arb_to_interval(arb(lower.lower())) if lower > 0 else Interval.exact(Fraction(0))
+        up_iv = arb_to_interval(arb(upper.upper()))
+        eta = Interval(max(lo_iv.lower, Fraction(0)), up_iv.upper)
+        l10 = arb(10).log()
+        mid = float(((lower + upper) / 2).log() / l10) if lower > 0 else float(upper.log() / l10)
+        frel = float((fail_dm / upper).log() / l10) if fail_dm > 0 else -math.inf
+        return {"eta": eta, "s_dn": float(s_dn), "s_up": float(s_up), "rho": float(rho), "fail": frel,
+                "log10": mid, "integrals": integrals}
+
+    # ---------------------------------------------------------------- the top level's count
+    def _certain(self, n: int, E, s_dn: arb, fails, *, d: int, weight_log: arb, phi, phia):
+        """A top count whose light threshold ``s_dn`` lies far below the light mean (the count has
+        done the deviation): ``E[R 1{R > lam} | n]`` lies in ``[E[R | n] - lam P[R <= lam | n],
+        E[R | n]]`` with ``E[R | n] = kappa [t^k] E_H(t) (1 + t mu)^(n')`` exactly (independent
+        outputs: ``E prod (1 + t w) = prod E (1 + t w)``; ``mu`` the light mean weight) and
+        ``P[R <= lam | n] <= P[Y < s_dn | n] + P[not B | n]`` (Chernoff bounds of the untilted
+        light law).  ``(lower, upper)`` times the count's mass, or ``None`` where the bound is not
+        below ``FAIL_SHARE rel`` of ``E[R | n]`` (or the threshold is not far out)."""
+        law, M = self.law, self.law.M
+        nl = M - n
+        lpi = law.lpi[:d] - math.log1p(-math.exp(law.lpi[d]))
+        p = np.exp(lpi)
+        phi = phi[:d]
+        mean = nl * float((p * phi).sum())
+        sd = math.sqrt(max(nl * float((p * phi * phi).sum() - (p * phi).sum() ** 2), 1e-300))
+        if not float(s_dn) < mean - 6 * sd:
+            return None
+        rest = 1 - law.pi0[d]
+        probs = [x / rest for x in law.pi0[:d]]
+        er = self._mean_r(n, E, d)
+        # P[Y < s_dn]: Chernoff of the lower tail, theta in floats
+        from scipy.optimize import minimize_scalar
+        f = (lambda u: nl * _log_m(lpi, -math.exp(u) / sd * phi) + math.exp(u) / sd * float(s_dn))
+        r = minimize_scalar(f, bounds=(-5.0, 12.0), method="bounded", options={"xatol": 1e-9})
+        th = arb(math.exp(r.x) / sd)
+        m = sum((x * (-th * v).exp() for x, v in zip(probs, phia[:d])), arb(0))
+        plow = (nl * m.log() + th * s_dn).exp()
+        pf = self._light_fail(fails, probs, d, nl)
+        gap = self.lam_hi * (plow + pf)
+        if not gap < er * self.rel * FAIL_SHARE:
+            return None
+        wt = weight_log.exp()
+        return (er - gap) * wt, er * wt
+
+    @staticmethod
+    def _light_tilt(lpi, phi, n: int, s: float) -> float:
+        """The light law's tilt for the threshold ``s``: the saddle point where ``s`` is a far
+        upper tail, else ``1 / (max(mean - s, 0) + sd)`` (any ``t > 0`` is valid: this keeps the
+        integral moderate where the top count has done most of the deviation)."""
+        p = np.exp(lpi - lpi.max())
+        p /= p.sum()
+        mean = n * float((p * phi).sum())
+        sd = math.sqrt(max(n * float((p * phi * phi).sum() - (p * phi).sum() ** 2), 1e-300))
+        floor = 1.0 / (max(mean - s, 0.0) + sd)
+        if s > mean:
+            try:
+                return max(tilt_saddle(lpi, -phi, n, -s), floor)
+            except PrecisionError:
+                pass
+        return floor
+
+    def top(self) -> dict:
+        """The top level's count ``n`` enumerated (module doc, "The top level"): per count its
+        own series (``E_H = (1 + w_d t)^n``), points and tilt of the light law."""
+        law, k, M = self.law, self.k, self.law.M
+        d = len(law.wf) - 1
+        ind = (np.arange(d + 1) == d).astype(float)
+        _, edges, fails = self._choose_box(d, extra=[("count", ind)])
+        n_lo, n_hi = math.ceil(edges["count"][0]), math.floor(edges["count"][1])
+        boxes = _boxes(k, self.stat, law.w[d - 1], edges[2], edges[3], edges[4])
+        self.cmax = max(float_hi(b.y_shift()) for b in boxes)
+        self.p3hi, self.p4hi = arb(edges[3][1]), arb(edges[4][1])
+        # the count's failure: n outside [n_lo, n_hi] is in `fails` (key "count": edges at the
+        # float ends; the integer range lies inside them), with the light box's
+        fail_dm, _ = self._fail_arb(fails, None, M)
+        self._ylo_ok, self._keep, self.edges = {}, [boxes], edges
+        mode = int(round(M * float(self.Q[d])))
+        order = sorted(range(n_lo, n_hi + 1), key=lambda n: abs(n - mode))
+        lower, upper, integrals = arb(0), arb(0), 0
+        first = None
+        for n in order:
+            lo_n, up_n, got, pts = self._count(n, d, boxes, fails, n_hi - n_lo + 1)
+            lower += lo_n
+            upper += up_n
+            integrals += got
+            if first is None and pts is not None:
+                first = pts
+        upper += fail_dm
+        s_dn, s_up, rho = first if first is not None else (arb(0), arb(0), arb(0))
+        return self._result(lower, upper, fail_dm, points=(s_dn, s_up, rho), integrals=integrals)
+
+    def _count(self, n: int, d: int, boxes, fails, nodes: int):
+        """One top count: ``(lower, upper, integrals, (s_dn, s_up, rho) in total Y or None)``."""
+        law, k, M = self.law, self.k, self.law.M
+        wd, phid = law.w[d], self.phia[d]
+        E = _heavy_poly(n, wd, k)
+        weight_log = arb(comb(M, n)).log() + n * law.pi0[d].log()
+        # the heavy outputs alone decide: R >= kappa e_k(H) (e_k grows with every output)
+        if self.kappa * E[k] > self.lam_hi:
+            er = self._mean_r(n, E, d)
+            wt = weight_log.exp()
+            return er * wt, er * wt, 0, None
+        xmax = self.xmin_lo - n * wd
+        stat, phi, phia = self.stat, self.phi, self.phia
+        for refine in (True, False):
+            cmax = max(float_hi(b.y_shift()) for b in boxes)
+            ylo = arb(math.nextafter(float(xmax.lower()) - cmax, -math.inf)) if xmax > 0 else arb(-1)
+            try:
+                if id(boxes) not in self._ylo_ok or ylo < self._ylo_ok[id(boxes)]:
+                    self._monotone(boxes, xmax, ylo)
+                    self._ylo_ok[id(boxes)] = ylo
+            except PrecisionError:
+                if not refine:
+                    raise
+                # no monotone range: the linear bound R >= kappa (e_k(H) + e_(k-1)(H) p_1(L))
+                sure = self._certain(n, E, self._linear_point(E), fails, d=d, weight_log=weight_log, phi=phi, phia=phia)
+                if sure is None:
+                    raise
+                return sure[0], sure[1], 0, None
+            th = Series(E, self.kappa, k, boxes)
+            guess = max(self.y - n * float(phid), float(ylo) * 1.0001 + 1e-300)
+            y0 = th.root(th.main_value, self.lam, guess)
+            if not (refine and REFINE_COUNT):
+                break
+            # the statistic cancelling this count's light power sums (a float choice)
+            stat = _cancel(th, y0)
+            phi, phia = law.phi(*stat), law.phi_arb(*stat)
+            boxes = _boxes(k, stat, law.w[d - 1], *(self.edges[i] for i in (2, 3, 4)))
+            self._keep.append(boxes)
+        s_dn = _root_point(th, self.lam_hi, y0, above=True)
+        s_up = _root_point(th, self.lam_lo, y0, above=False)
+        ends = self._ends(th, boxes, E, s_dn, s_up)
+        f_up, rho = ends[2], ends[3]
+        pts = (s_dn + n * phia[d], s_up + n * phia[d], rho)
+        sure = self._certain(n, E, s_dn, fails, d=d, weight_log=weight_log, phi=phi, phia=phia)
+        if sure is not None:
+            return sure[0], sure[1], 0, pts
+        nl = M - n
+        lpi_l, phi_l = law.lpi[:d], phi[:d]
+        pi0_l, phia_l = law.pi0[:d], phia[:d]
+        tn = self._light_tilt(lpi_l, phi_l, nl, float(s_dn))
+        if not arb(tn) > 2 * rho:
+            raise PrecisionError("ktilt: the light tilt is not above the growth of R")
+        thn = arb(tn)
+        # a Chernoff bound first: J <= 1, J + rho K <= 1 + rho / (e t) (no integral)
+        mlog = nl * sum((p * (thn * x).exp() for p, x in zip(pi0_l, phia_l)), arb(0)).log()
+        e1 = arb(1).exp()
+        cap = (weight_log + mlog - thn * s_up).exp() * f_up * (1 + rho / (e1 * thn)
+                                                               + 2 * rho * rho / (e1 * (thn - rho)) ** 2)
+        if float(cap.upper().log()) < self.log_eta + math.log(self.rel * FAIL_SHARE / nodes):
+            return arb(0), cap, 0, pts
+        ut = upper_tail(pi0_l, phia_l, nl, self._points(s_dn, s_up, ends), t=tn, rel=self.rel, prec=law.prec)
+        probs = _tilted_arb(pi0_l, phia_l, thn)
+        qf = self._lower_fail(fails, probs, phia_l, d, n=nl, s_dn=s_dn, t=tn)
+        lo_n, up_n = self._combine(ut, s_dn, s_up, ends, qf, weight=weight_log.exp())
+        return lo_n, up_n, ut.integrals, pts
+
+    def _light_fail(self, fails, probs, d: int, nl: int) -> arb:
+        """``P[not B]`` of the light box under the light law ``probs`` (``nl`` draws; Chernoff)."""
+        law = self.law
+        lq = np.log(np.maximum(np.array([float(p) for p in probs]), 1e-320))
+        qf = arb(0)
+        for key, v, edge, above, a, b, bq in fails:
+            if key == "count":
+                continue
+            vl = v[:d]
+            sd = math.sqrt(max(nl * float((np.exp(lq) * vl * vl).sum()), 1e-300))
+            bq2, _ = _fail_q(lq, vl, nl, edge, above=above, sd=sd)
+            qf += _fail_q_arb(probs, [w ** key for w in law.w[:d]], nl, arb(edge), above=above, b=bq2).exp()
+        return qf
+
+    def _mean_r(self, n: int, E, d: int) -> arb:
+        """``E[R | n] = kappa [t^k] E_H(t) (1 + t mu)^(n')`` (independent outputs: ``E prod (1 +
+        t w) = prod E (1 + t w)``; ``mu`` the light mean weight under the untilted law)."""
+        from flint import arb_poly
+        law, k = self.law, self.k
+        nl = law.M - n
+        rest = 1 - law.pi0[d]
+        mu = sum((x / rest * w for x, w in zip(law.pi0[:d], law.w[:d])), arb(0))
+        lt = [comb(nl, i) * mu ** i for i in range(k + 1)]
+        return self.kappa * (arb_poly(E) * arb_poly(lt)).coeffs()[k]
+
+    def _linear_point(self, E) -> arb:
+        """A light level ``s`` from which ``R > lam`` on the box without the series:
+        ``R >= kappa (e_k(H) + e_(k-1)(H) p_1(L))`` and ``p_1(L) >= Y - max(beta, 0) P3hi - max(gamma,
+        0) P4hi`` (``log(1 + u) <= u``)."""
+        k = self.k
+        b, g = max(self.beta, 0.0), max(self.gamma, 0.0)
+        return (self.lam_hi / self.kappa - E[k]) / E[k - 1] + arb(b) * self.p3hi + arb(g) * self.p4hi

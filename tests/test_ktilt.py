@@ -1,0 +1,127 @@
+"""The tilted k-copies strategy (exactdp.reductions.kfourier.tilt): forward eta far below 1e-300.
+
+Independent routes: the exact k-copies tree at small N, the walk (exactdp.reductions.kfourier.walk)
+where both reach, an importance-sampled Monte Carlo of the same tilted law at deployment scale,
+and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from exactdp.apps.cli import main
+from exactdp.core.errors import CapacityError, ParameterError
+from exactdp.model.mechanism import Mechanism
+from exactdp.model.pair import canonical_pair, reverse_canonical_pair
+from exactdp.reductions import methods
+from exactdp.reductions.kcopies import kcopies_eta
+from exactdp.reductions.kfourier import ktilted_eta
+from exactdp.reductions.kfourier.tilt import ktilted_estimate
+
+DEPLOY = (10**7, 40)
+
+
+def test_agrees_with_the_exact_tree_at_small_n():
+    # L = 5, N = 1000, k = 2, q = 0.2446, lam = 8: the tree at tol 1e-15 is ~1e-6 relative
+    P = canonical_pair(1000, 5, 2)
+    tree = kcopies_eta(P, "0.2446", F(8), tol=1e-13)
+    for heavy in (0, 1):
+        iv = ktilted_eta(P, "0.2446", F(8), rel=1e-6, route=None, heavy=heavy).eta
+        assert iv.overlaps(tree) and 0 < iv.lower and iv.relative_width() < 0.1, (heavy, iv, tree)
+
+
+@pytest.mark.slow
+def test_contains_the_exact_tree_value():
+    # the tree to 8 digits (~200 s): 3.2545677e-9
+    P = canonical_pair(1000, 5, 2)
+    tree = kcopies_eta(P, "0.2446", F(8), tol=1e-30)
+    assert tree.relative_width() < 1e-6
+    for heavy in (0, 1):
+        iv = ktilted_eta(P, "0.2446", F(8), rel=1e-6, route=None, heavy=heavy).eta
+        assert iv.lower <= tree.lower and tree.upper <= iv.upper
+
+
+def _tilted_law(q, M, t, stat):
+    m = Mechanism(40, q)
+    pi0 = np.array([float(p) for p in m.pi0])
+    w = np.array([float(c) for c in m.c]) / M
+    tau, beta, gamma = stat
+    phi = np.log1p(tau * w) / tau + beta * w ** 3 + gamma * w ** 4
+    e = np.log(pi0) + t * phi
+    logm = float(e.max() + math.log(np.exp(e - e.max()).sum()))
+    Q = np.exp(e - logm)
+    return w, phi, Q / Q.sum(), logm
+
+
+@pytest.mark.parametrize("heavy", [0, 1])
+def test_importance_sampled_monte_carlo_at_deployment_scale(heavy):
+    # eta = m(t)^M e^(-ts) E_Q[R 1{R > lam} e^(-t(Y - s))] under the strategy's own tilted law
+    # (k = 2: R = kappa (p_1^2 - p_2) / 2 exactly), sampled as multinomial level counts; q = 0.42,
+    # where t sd(Y) ~ 200 (the weight's window is 1 / t: ~1 draw in 500 lands in it; at q = 0.45
+    # t sd ~ 2600, too few), so ~8 % standard error from 100,000 draws: a check of the identity,
+    # the statistic and the prefactor, not of the digits (the tree and the walk check those)
+    q = "0.42"
+    N, L = DEPLOY
+    k, M = 2, 2 * N
+    r = ktilted_eta(canonical_pair(N, L, k), q, eps=2, rel=1e-6, route=None, heavy=heavy)
+    assert r.eta.relative_width() < (1e-4 if heavy else 0.1)
+    w, phi, Q, logm = _tilted_law(q, M, r.t, r.stat)
+    rng = np.random.default_rng(20261206)
+    T = rng.multinomial(M, Q, size=100_000)
+    p1, p2, Y = T @ w, T @ (w * w), T @ phi
+    kappa = M / (M - 1) * 2                         # M^2 / C(M, 2)
+    R = kappa * (p1 * p1 - p2) / 2
+    s = r.s_dn
+    hit = R > math.exp(2)
+    h = np.where(hit, R * np.exp(-r.t * np.where(hit, Y - s, 0.0)), 0.0)
+    est, se = h.mean(), h.std() / math.sqrt(len(h))
+    assert est > 5 * se
+    # log10 of the Monte Carlo eta against the certified one
+    log10_mc = (M * logm - r.t * s + math.log(est)) / math.log(10)
+    assert abs(log10_mc - r.log10_eta) < 5 * se / est / math.log(10) + 1e-9, (log10_mc, r.log10_eta, se / est)
+
+
+@pytest.mark.slow
+def test_agrees_with_the_walk_where_both_reach():
+    # q = 0.41, k = 4: eta ~3.39e-112, the walk's passes ~7 s, the tilted strategy ~7 s
+    P = canonical_pair(*DEPLOY, 4)
+    walk = methods.eta(P, "0.41", eps=2, digits=3, method="kfourier")
+    tilt = ktilted_eta(P, "0.41", eps=2, rel=1e-6, route=None).eta
+    assert walk.overlaps(tilt) and walk.relative_width() < 1e-3 and tilt.relative_width() < 1e-3
+
+
+def test_far_tail_on_the_command_line(capsys):
+    rc = main(["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.45", "--eps", "2", "--digits", "4",
+               "--json", "--quiet"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    rec = json.loads(out.out)
+    lo, hi = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
+    assert 0 < lo < hi and (hi - lo) / hi < F(1, 10**3) and hi < F(1, 10**50000)
+    assert "wider_than_asked" not in rec
+
+
+def test_auto_routes_far_tails_only():
+    P = canonical_pair(*DEPLOY, 16)
+    assert methods.supported(P)[:2] == ("ktilt", "kfourier")
+    assert ktilted_estimate(P, "0.45", eps=2) < -50000 < ktilted_estimate(P, "0.40", eps=2)
+    with pytest.raises(CapacityError, match="walk's range"):
+        ktilted_eta(P, "0.40", eps=2)           # eta ~1e-23: the walk's
+    iv, used = methods.eta(P, "0.42", eps=2, digits=3, with_method=True)
+    assert used == ("ktilt",) and iv.relative_width() < 1e-3
+
+
+def test_bad_input():
+    P = canonical_pair(*DEPLOY, 2)
+    with pytest.raises(ParameterError, match="rel must"):
+        ktilted_eta(P, "0.45", eps=2, rel=0)
+    with pytest.raises(ParameterError, match="heavy must"):
+        ktilted_eta(P, "0.45", eps=2, heavy=2)
+    with pytest.raises(CapacityError, match="forward"):
+        ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2)
+    with pytest.raises(CapacityError, match="forward"):
+        ktilted_eta(canonical_pair(*DEPLOY, 1), "0.45", eps=2)
