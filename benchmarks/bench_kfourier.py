@@ -11,7 +11,9 @@ shared).
 With ``--digits D`` each row is the route of ``exactdp eta --k K ... --digits D`` instead
 (:func:`exactdp.reductions.methods.eta` with ``method="kfourier"``: its passes of tolerances,
 a coarse first pass, then passes aimed at the width asked: ``methods._kfourier_passes``);
-``--tol`` is then ignored.  The issue's budget (issue 20: <= 120 s per eta at k <= 16, relative
+``--tol`` is then ignored; ``--method auto`` is the command line's own route (the tilted strategy
+``ktilt`` first where forward eta is a far tail, :mod:`exactdp.reductions.kfourier.tilt`), e.g.
+``--digits 3 --method auto --k 2 16 200 --q 0.42 0.45 --direction forward``.  The issue's budget (issue 20: <= 120 s per eta at k <= 16, relative
 width <= 1e-3, q in [0.30, 0.45]) is this route's row, e.g.
 ``--digits 3 --k 16 --q 0.30 0.34 0.351 0.40 --direction forward``.
 """
@@ -35,6 +37,7 @@ def main(argv=None) -> int:
     ap.add_argument("--L", type=int, default=40)
     ap.add_argument("--direction", choices=("both", "forward", "reverse"), default="both")
     ap.add_argument("--digits", type=int, default=None)
+    ap.add_argument("--method", default="kfourier", help="with --digits: kfourier (the walk's passes) or auto")
     args = ap.parse_args(argv)
     if args.digits is not None:
         return _route(args)
@@ -60,18 +63,20 @@ def main(argv=None) -> int:
 def _route(args) -> int:
     from exactdp.reductions import methods
     print(f"load average at start: {os.getloadavg()}")
-    print("| k | q | direction | digits | eta | relative width | seconds | CPU s | load |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| k | q | direction | digits | eta | relative width | seconds | CPU s | load | method |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for k, q in ((k, q) for k in args.k for q in args.q):
         for name, fac in (("forward", canonical_pair), ("reverse", reverse_canonical_pair)):
             if args.direction not in ("both", name):
                 continue
             t, c = time.time(), time.process_time()
-            iv = methods.eta(fac(args.N, args.L, k), q, eps=2, digits=args.digits, method="kfourier")
+            iv, used = methods.eta(fac(args.N, args.L, k), q, eps=2, digits=args.digits, method=args.method,
+                                   with_method=True)
             dt, dc = time.time() - t, time.process_time() - c
-            rel = float(iv.width) / float(iv.upper) if iv.upper > 0 else 0.0
-            print(f"| {k} | {q} | {name} | {args.digits} | [{float(iv.lower):.6g}, {float(iv.upper):.6g}] | "
-                  f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {os.getloadavg()[0]:.1f} |", flush=True)
+            rel = iv.relative_width() if iv.upper > 0 else 0.0
+            ends = iv.to_dict(6)           # exponent-safe (far tails underflow a double)
+            print(f"| {k} | {q} | {name} | {args.digits} | [{ends['lower']}, {ends['upper']}] | "
+                  f"{rel:.2e} | {dt:.1f} | {dc:.1f} | {os.getloadavg()[0]:.1f} | {'+'.join(used)} |", flush=True)
     print(f"load average at end: {os.getloadavg()}")
     return 0
 

@@ -418,7 +418,8 @@ def _sigma(boxes, E, k: int, s: arb) -> arb:
     for box in boxes:
         lo = (ey * arb_poly(box.corners()[0])).coeffs()
         v = lo[k - 1] if len(lo) > k - 1 else arb(0)
-        v = arb(max(float(v.lower()), 0.0))
+        # in arb (no float): D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
+        v = arb(v.lower()) if v > 0 else arb(0)
         best = v if best is None or v < best else best
     return best
 
