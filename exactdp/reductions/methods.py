@@ -102,6 +102,12 @@ KFOURIER_LOCATED = 10.0
 #: finer than ``KTILT_FLOOR`` (its floor: the series' threshold gap, ~1e-6 at L = 40, N = 10^7)
 KTILT_AIM = 0.1
 KTILT_FLOOR = 1e-7
+#: ... and where its width is more than asked above 10^-KTILT_WALK_REACH (the walk's passes reach
+#: ~1e-300: their tolerances are doubles) the walk's passes run too (the intersection)
+KTILT_WALK_REACH = 290
+#: ... at k up to this (beyond, a walk at eta ~1e-150 runs for many minutes: k = 128, q = 0.415,
+#: the tilt's 1.1e-3 is the answer, marked wider than asked)
+KTILT_WALK_MAX_K = 16
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -236,9 +242,20 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         try:
             # the same enclosure for ">=" (inclusive): the sandwich's events are strict and
             # inclusive alike (the smoothed integrals see no atom)
-            return ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
+            iv = ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
         except PrecisionError as e:
             raise CapacityError(str(e)) from None
+        if (iv.relative_width() > 10.0 ** -opt.digits and iv.upper > Fraction(1, 10**KTILT_WALK_REACH)
+                and P.k <= KTILT_WALK_MAX_K):
+            # wider than asked where the walk still reaches: its passes too, the intersection
+            # (L = 40, N = 10^7, lam = e^2, k = 2, q = 0.41: the tilt [1.4e-153, 9.7e-147], the
+            # walk 1.394e-153 to 2e-4)
+            try:
+                iv = iv.intersect(_kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress,
+                                                   deadline=deadline))
+            except CapacityError:
+                pass
+        return iv
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)

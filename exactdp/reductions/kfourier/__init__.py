@@ -48,9 +48,9 @@ large ``k``) a product bound on the lower tail of ``R`` answers without a walk
 ``bracket``, ``series``, ``floats``, ``laws``, ``integral`` <- ``walk`` <- ``api`` <- this package;
 ``lowertail`` <- ``api``; ``series`` <- ``tilt`` (the forward far tail by tilting, below).
 
-**Far tails (``tilt``).**  Where forward ``eta`` is a large deviation of many outputs (below
-~1e-150 at ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.415``) the walk's decisions give only an
-upper bound; :func:`~exactdp.reductions.kfourier.tilt.ktilted_eta` tilts the whole law instead
+**Far tails (``tilt``).**  Where forward ``eta`` is a large deviation of many outputs (a Chernoff
+bound below ``10^tilt.ROUTE``; at ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.415``) the walk's
+decisions give only an upper bound; :func:`~exactdp.reductions.kfourier.tilt.ktilted_eta` tilts the whole law instead
 (the series enclosure under the tilted law, the top level's count enumerated where it is small;
 ``method="ktilt"``, before the walk under ``auto``, declining above its route).
 
