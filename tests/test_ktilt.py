@@ -125,3 +125,14 @@ def test_bad_input():
         ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2)
     with pytest.raises(CapacityError, match="forward"):
         ktilted_eta(canonical_pair(*DEPLOY, 1), "0.45", eps=2)
+
+
+@pytest.mark.slow
+def test_the_walk_runs_too_where_the_tilt_is_wider_than_asked():
+    # q = 0.41, k = 2: the tilt alone [1.4e-153, 9.7e-147] (the light law's rare heavy level); the
+    # route runs the walk's passes too and intersects (~50 s)
+    P = canonical_pair(*DEPLOY, 2)
+    tilt = ktilted_eta(P, "0.41", eps=2, rel=1e-4).eta
+    iv, used = methods.eta(P, "0.41", eps=2, digits=3, with_method=True)
+    assert used == ("ktilt",) and iv.relative_width() < 1e-3 and tilt.relative_width() > 1
+    assert tilt.lower <= iv.lower and iv.upper <= tilt.upper

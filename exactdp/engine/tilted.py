@@ -711,7 +711,8 @@ class UpperTail:
 def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int = 160,
                max_bands: int = DECAY_BANDS) -> UpperTail:
     """:class:`UpperTail` of ``n`` draws over the categories ``pi0`` (arb or Fraction
-    probabilities summing to 1) with arb weights ``w`` (any order), at the tilt ``t > 0``
+    masses: probabilities, or a sub-law's untilted masses, whose total then enters ``n_log_m``)
+    with arb weights ``w`` (any order), at the tilt ``t > 0``
     (:func:`tilt_saddle` of ``-w`` at ``-s`` makes the values moderate; any ``t`` is valid), for
     the points ``(s, c1, c2)`` (``c1, c2 >= 0``): the smoothed Fourier route of the forward
     direction (module doc: the lumpy window, the proved decay, the smoothing bracket), the law

@@ -713,7 +713,7 @@ class _Run:
         gap = self.lam_hi * (plow + pf)
         if not gap < er * self.rel * FAIL_SHARE:
             return None
-        wt = weight_log.exp()
+        wt = (weight_log + nl * rest.log()).exp()       # P_D[n_d = n] = C(M, n) pi0_d^n (1 - pi0_d)^(n')
         return (er - gap) * wt, er * wt
 
     @staticmethod
@@ -772,7 +772,7 @@ class _Run:
         # the heavy outputs alone decide: R >= kappa e_k(H) (e_k grows with every output)
         if self.kappa * E[k] > self.lam_hi:
             er = self._mean_r(n, E, d)
-            wt = weight_log.exp()
+            wt = (weight_log + (M - n) * (1 - law.pi0[d]).log()).exp()      # P_D[n_d = n]
             return er * wt, er * wt, 0, None
         xmax = self.xmin_lo - n * wd
         stat, phi, phia = self.stat, self.phi, self.phia
