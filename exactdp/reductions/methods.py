@@ -102,9 +102,12 @@ KFOURIER_LOCATED = 10.0
 #: finer than ``KTILT_FLOOR`` (its floor: the series' threshold gap, ~1e-6 at L = 40, N = 10^7)
 KTILT_AIM = 0.1
 KTILT_FLOOR = 1e-7
-#: ... and where its width is more than asked above 10^-KTILT_WALK_REACH (the walk's passes reach
-#: ~1e-300: their tolerances are doubles) the walk's passes run too (the intersection)
+#: ... and where its width is more than asked and than KTILT_WALK_WIDTH above 10^-KTILT_WALK_REACH
+#: (the walk's passes reach ~1e-300: their tolerances are doubles) the walk's passes run too (the
+#: intersection; not for a width between the two: at q = 0.415 the walk takes minutes for what the
+#: tilt gives to 7e-4 in seconds)
 KTILT_WALK_REACH = 290
+KTILT_WALK_WIDTH = 1e-3
 #: ... at k up to this (beyond, a walk at eta ~1e-150 runs for many minutes: k = 128, q = 0.415,
 #: the tilt's 1.1e-3 is the answer, marked wider than asked)
 KTILT_WALK_MAX_K = 16
@@ -245,8 +248,8 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
             iv = ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
         except PrecisionError as e:
             raise CapacityError(str(e)) from None
-        if (iv.relative_width() > 10.0 ** -opt.digits and iv.upper > Fraction(1, 10**KTILT_WALK_REACH)
-                and P.k <= KTILT_WALK_MAX_K):
+        if (iv.relative_width() > max(10.0 ** -opt.digits, KTILT_WALK_WIDTH)
+                and iv.upper > Fraction(1, 10**KTILT_WALK_REACH) and P.k <= KTILT_WALK_MAX_K):
             # wider than asked where the walk still reaches: its passes too, the intersection
             # (L = 40, N = 10^7, lam = e^2, k = 2, q = 0.41: the tilt [1.4e-153, 9.7e-147], the
             # walk 1.394e-153 to 2e-4)
