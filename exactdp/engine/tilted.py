@@ -126,8 +126,9 @@ from ..core.interval import Interval, arb_to_interval
 from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, band_decay_bound, cf_pair
 
-__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "tilt_saddle", "UpperTail", "upper_tail", "log10_chernoff", "chernoff_bounds", "prefactor",
-           "CHERNOFF_ROUTE", "FORWARD_ROUTE", "DECAY_BANDS", "TILT_FLOOR"]
+__all__ = ["TiltedSums", "tilted_sums", "saddle_point", "tilt_saddle", "UpperTail", "upper_tail",
+           "log10_chernoff", "chernoff_bounds", "prefactor", "CHERNOFF_ROUTE", "FORWARD_ROUTE", "DECAY_BANDS",
+           "TILT_FLOOR"]
 
 #: below this Chernoff bound (log10) the reverse direction's lower tail goes to the
 #: tilted strategy: the heavy/light strategy's absolute resolution ends near 1e-30
@@ -251,7 +252,7 @@ def tilt_saddle(lpi, w, n: int, s: float) -> float:
     def mean(t):
         return n * _tilted_moments(t, lpi, w)[1]
 
-    sf = s
+    sf = float(s)
     if not mean(0.0) > sf:
         raise PrecisionError("the threshold is not below the mean: no saddle point")
     lo, hi = 0.0, 1.0
