@@ -166,9 +166,9 @@ def test_a_reverse_walk_resolves_below_its_default_precision():
 
 @pytest.mark.slow
 def test_readme_quote_of_the_large_deviation_at_k8(capsys):
-    """README's k = 8, q = 0.415 eta (~2 min), fresh from the command line: the passes locate eta
-    (~1.48e-214) before they count, and take the pilot's shift from a pass that located it
-    (methods.KFOURIER_LOCATED; before: [1.38e-214, 4.70e-214])."""
+    """README's k = 8, q = 0.415 eta, fresh from the command line: since session 25 by the tilted
+    strategy (~5 s; kfourier.tilt); the walk's passes (~2 min) gave the same printed digits once
+    they located eta (methods.KFOURIER_LOCATED; before that: [1.38e-214, 4.70e-214])."""
     printed = _printed(capsys, "eta", "0.415", 8, digits=2)
     assert f"prints `{printed}`" in _readme(), printed
 
