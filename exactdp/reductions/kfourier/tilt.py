@@ -112,11 +112,12 @@ __all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "BOX_Z", "FAIL
 #: lam = e^2: the bound is -145 (k = 2) ... -59 (k = 200) at q = 0.41 (eta 1.4e-153 ... ), -324 ...
 #: -127 at q = 0.415 (eta 1.3e-346 ... 5.6e-145)
 ROUTE = -120.0
-#: the box half-widths tried, in standard deviations of ``p_2``, ``p_3`` under the tilted law
+#: the box edges tried, in standard deviations under the tilted law (per statistic and side: the
+#: power sums ``p_2``, ``p_3``, ``p_4`` and the top level's count)
 BOX_Z = (6.0, 8.0, 11.0, 15.0, 20.0, 28.0, 40.0, 60.0, 90.0, 135.0, 200.0)
 #: the failure bounds' share of the relative width asked
 FAIL_SHARE = 1e-2
-#: the float fixed point's iterations (threshold point, tilt, tau, beta)
+#: the float fixed point's iterations (threshold point, tilt, tau, beta, gamma)
 MAX_ITER = 12
 #: sub-boxes of the p_2 range (2^SPLIT)
 SPLIT = 2
@@ -131,9 +132,10 @@ REFINE_COUNT = True
 @dataclass(frozen=True)
 class KTilted:
     """A certified forward ``eta`` by the tilted strategy, with its certificate's pieces: the
-    tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up``, the growth ``rho``,
-    the box half-width ``z`` (standard deviations), ``log10`` of the failure bound relative to
-    ``eta`` (``fail``), ``log10_eta`` (the middle, a float), the integrals and the seconds."""
+    tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up`` (the
+    top count's route: the mode's, in total ``Y``), the growth ``rho``, the widest box edge ``z``
+    (standard deviations), ``log10`` of the failure bound relative to ``eta`` (``fail``),
+    ``log10_eta`` (the middle, a float), the integrals and the seconds."""
 
     eta: Interval
     t: float
@@ -193,24 +195,17 @@ def _lam_arb(lam, eps) -> arb:
 
 def _x_min(kappa: arb, k: int, lam: arb) -> arb:
     """``(lam k! / kappa)^(1/k)``: ``R > lam`` forces ``p_1`` above it (``e_k <= p_1^k / k!``)."""
-    return (lam * arb.fac_ui(k) / kappa).log().__truediv__(k).exp()
+    return ((lam * arb.fac_ui(k) / kappa).log() / k).exp()
 
 
 def _chernoff_p1(law: _Law, k: int, x: float) -> float:
     """Float ``log`` of the Chernoff bound of ``P_{D_m}[p_1 > x]`` (routing only)."""
     M = law.M
     lp1 = law.lpi + np.log(law.cf)
-    best = 0.0
-    a = 1.0
-    # the convex exponent; a coarse search in log a, then golden refinement
-    grid = [10.0 ** e for e in np.linspace(0, 9, 91)]
-    vals = []
-    for a in grid:
-        v = (M - k) * _log_m(law.lpi, a * law.wf) + k * _log_m(lp1, a * law.wf) - a * x
-        vals.append(v)
-    i = int(np.argmin(vals))
-    best = min(best, vals[i])
-    return best
+    # the convex exponent on a grid of a (0.1 decades from 1 to 1e9): a routing estimate only
+    vals = [(M - k) * _log_m(law.lpi, a * law.wf) + k * _log_m(lp1, a * law.wf) - a * x
+            for a in 10.0 ** np.linspace(0, 9, 91)]
+    return min(0.0, min(vals))
 
 
 def ktilted_estimate(P: Pair, q, lam=None, eps=None) -> float:
