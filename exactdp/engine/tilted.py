@@ -696,13 +696,15 @@ class UpperTail:
 
         E[g(S); S > s] = m(t)^n e^(-ts) E_Q[g(S) e^(-tx); x > 0].
 
-    ``a``: the smoothing half-width reached; ``integrals``: the integrals computed."""
+    ``a``: the smoothing half-width reached; ``integrals``: the integrals computed; ``probs``: the
+    tilted law ``Q_l`` (arb, in the categories' given order; 0 where ``pi0_l = 0``)."""
 
     t: float
     n_log_m: arb
     values: tuple
     a: float
     integrals: int
+    probs: tuple = ()
 
     def log_prefactor(self, s) -> arb:
         """``log(m(t)^n e^(-ts))`` as an arb ball."""
@@ -754,4 +756,7 @@ def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int
                                      max_bands=max_bands, lumpy=True)
             values.append(_clipped(pairs, [coef], th)[0])
             a, count = max(a, a1), count + k
-        return UpperTail(t, n * (mx + z.log()), tuple(values), a, count)
+        given = [arb(0)] * len(w)
+        for i, p in zip(keep, probs):
+            given[i] = p
+        return UpperTail(t, n * (mx + z.log()), tuple(values), a, count, tuple(given))

@@ -103,7 +103,7 @@ from ...model.mechanism import Mechanism
 from ...model.pair import Pair
 from ..kcopies import kcopies
 from .arbs import exact_arb, float_hi
-from .series import Box, Series, monotone_pieces
+from .series import Box, Series, monotone_pieces, padded_coeffs
 
 __all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "BOX_Z", "FAIL_SHARE"]
 
@@ -402,56 +402,44 @@ def _root_point(th: Series, lam: arb, y0: float, *, above: bool) -> arb:
     raise PrecisionError("ktilt: the series enclosure does not separate lam near the threshold")
 
 
-def _sigma(boxes, E, k: int, s: arb) -> arb:
-    """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
-    ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
-    (``F'' = kappa D_(k-2) >= 0``: convex)."""
+def _corner_columns(boxes, E, k: int, s: arb):
+    """Per box the coefficients ``0 .. k`` of ``E_H(t) e^(ts)`` times its lower and upper corner
+    (:meth:`~exactdp.reductions.kfourier.series.Box.corners`): the ``D_j`` at ``s`` bounded over
+    the box from below and above (``e_i(H) >= 0``)."""
     from flint import arb_poly
     EY = [arb(1)]
     for j in range(1, k + 1):
         EY.append(EY[-1] * s / j)
     ey = arb_poly(EY) * arb_poly(E)
-    best = None
     for box in boxes:
-        lo = (ey * arb_poly(box.corners()[0])).coeffs()
-        v = lo[k - 1] if len(lo) > k - 1 else arb(0)
+        yield tuple(padded_coeffs(ey * arb_poly(c), k + 1) for c in box.corners())
+
+
+def _sigma(boxes, E, k: int, s: arb) -> arb:
+    """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
+    ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
+    (``F'' = kappa D_(k-2) >= 0``: convex)."""
+    best = None
+    for lo, _ in _corner_columns(boxes, E, k, s):
         # in arb (no float): D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
-        v = arb(v.lower()) if v > 0 else arb(0)
+        v = arb(lo[k - 1].lower()) if lo[k - 1] > 0 else arb(0)
         best = v if best is None or v < best else best
     return best
 
 
 def _rho(boxes, E, k: int, s: arb) -> arb:
     """``max_i (D_(k-i) / D_k)^(1/i)`` over the boxes at ``s`` with the heavy polynomial ``E``
-    (module doc): the upper corner's over the lower corner's (``e_i(H) >= 0``)."""
-    from flint import arb_poly
-    EY = [arb(1)]
-    for j in range(1, k + 1):
-        EY.append(EY[-1] * s / j)
-    ey = arb_poly(EY) * arb_poly(E)
+    (module doc): the upper corner's over the lower corner's."""
     best = arb(0)
-    for box in boxes:
-        lo_c, up_c = box.corners()
-        lo = (ey * arb_poly(lo_c)).coeffs()
-        up = (ey * arb_poly(up_c)).coeffs()
-        dk = lo[k] if len(lo) > k else arb(0)
-        if not dk > 0:
+    for lo, up in _corner_columns(boxes, E, k, s):
+        if not lo[k] > 0:
             raise PrecisionError("ktilt: the lower corner's D_k is not positive")
         for i in range(1, k + 1):
-            r = arb(((up[k - i] if len(up) > k - i else arb(0)) / dk).upper())
+            r = arb((up[k - i] / lo[k]).upper())
             if r > 0:
                 g = (r.log() / i).exp()
                 best = arb(max(float_hi(best), float_hi(g)))
     return best
-
-
-def _tilted_arb(pi0, phia, th: arb):
-    """``Q_j = pi0_j e^(t phi_j) / m(t)`` in arb (the law of :func:`~exactdp.engine.tilted.upper_tail`)."""
-    lg = [p.log() + th * x for p, x in zip(pi0, phia)]
-    mx = arb(max(float(x) for x in lg))
-    terms = [(x - mx).exp() for x in lg]
-    z = sum(terms, arb(0))
-    return [x / z for x in terms]
 
 
 def _heavy_poly(n: int, w: arb, k: int):
@@ -602,7 +590,7 @@ class _Run:
         ut = upper_tail(law.pi0, self.phia, M, self._points(s_dn, s_up, ends), t=self.t, rel=self.rel,
                         prec=law.prec)
         fail_dm, _ = self._fail_arb(fails, None, M)
-        qf = self._lower_fail(fails, _tilted_arb(law.pi0, self.phia, th_t), self.phia, len(law.w), n=M,
+        qf = self._lower_fail(fails, ut.probs, self.phia, len(law.w), n=M,
                               s_dn=s_dn, t=self.t)
         lower, upper = self._combine(ut, s_dn, s_up, ends, qf)
         return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
@@ -819,8 +807,7 @@ class _Run:
         if float(cap.upper().log()) < self.log_eta + math.log(self.rel * FAIL_SHARE / nodes):
             return arb(0), cap, 0, pts
         ut = upper_tail(pi0_l, phia_l, nl, self._points(s_dn, s_up, ends), t=tn, rel=self.rel, prec=law.prec)
-        probs = _tilted_arb(pi0_l, phia_l, thn)
-        qf = self._lower_fail(fails, probs, phia_l, d, n=nl, s_dn=s_dn, t=tn)
+        qf = self._lower_fail(fails, ut.probs, phia_l, d, n=nl, s_dn=s_dn, t=tn)
         lo_n, up_n = self._combine(ut, s_dn, s_up, ends, qf, weight=weight_log.exp())
         return lo_n, up_n, ut.integrals, pts
 
