@@ -278,6 +278,17 @@ def test_k_copies_far_tail_tilted_sentence(capsys):
         assert capsys.readouterr().out.startswith(line + " "), (k, q, line)
 
 
+def test_k_copies_reverse_far_tail_tilted_sentence(capsys):
+    """003's reverse far tail by tilting: the README's k = 16, q = 0.38 line as printed (~2 s)."""
+    from exactdp.apps.cli import main
+    text = " ".join(README.split())
+    (line,) = re.findall(r"-q 0\.38 --eps 2 --direction reverse --digits 3` prints `(eta in \[[0-9.e-]+, [0-9.e-]+\])`",
+                         text)
+    assert main(["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.38", "--eps", "2",
+                 "--direction", "reverse", "--digits", "3"]) == 0
+    assert capsys.readouterr().out.startswith(line + " "), line
+
+
 # ------------------------------------------------------------------ guarantee
 def test_guarantee_l1_canonical_not_worst():
     from exactdp.apps.allpairs import worst_delta

@@ -141,8 +141,9 @@ def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity
 
 
 @pytest.mark.parametrize("k", [2, 4, 8])
-def test_readme_quotes_of_the_reverse_upper_bounds(capsys, k):
-    """README's 003's-reverse etas at q = 0.351 (seconds each), fresh from the command line."""
+def test_readme_quotes_of_the_reverse_at_q_0351(capsys, k):
+    """README's 003's-reverse etas at q = 0.351 (seconds each; k = 2, 4 by the tilt, k = 8 by the
+    walk), fresh from the command line."""
     printed = _printed(capsys, "eta", "0.351", k, "reverse")
     assert f"`{printed}` at k = {k}" in _readme(), printed
 

@@ -1,17 +1,22 @@
-"""The tilted k-copies strategy (exactdp.reductions.kfourier.tilt): forward eta far below 1e-300.
+"""The tilted k-copies strategy (exactdp.reductions.kfourier.tilt): forward eta and 003's reverse
+far below 1e-300.
 
 Independent routes: the exact k-copies tree at small N, the walk (exactdp.reductions.kfourier.walk)
 where both reach, an importance-sampled Monte Carlo of the same tilted law at deployment scale,
-and the command line."""
+the Bonferroni inequalities the reverse rests on (exact rationals), and the command line."""
 
 from __future__ import annotations
 
 import json
 import math
 from fractions import Fraction as F
+from itertools import combinations
+from math import comb, factorial, prod
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from exactdp.apps.cli import main
 from exactdp.core.errors import CapacityError, ParameterError
@@ -121,10 +126,12 @@ def test_bad_input():
         ktilted_eta(P, "0.45", eps=2, rel=0)
     with pytest.raises(ParameterError, match="heavy must"):
         ktilted_eta(P, "0.45", eps=2, heavy=2)
-    with pytest.raises(CapacityError, match="forward"):
-        ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2)
-    with pytest.raises(CapacityError, match="forward"):
+    with pytest.raises(CapacityError, match="k >= 2"):
         ktilted_eta(canonical_pair(*DEPLOY, 1), "0.45", eps=2)
+    with pytest.raises(CapacityError, match="k >= 2"):
+        ktilted_eta(reverse_canonical_pair(*DEPLOY, 1), "0.45", eps=2)
+    with pytest.raises(ParameterError, match="light must"):
+        ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2, light=41)
 
 
 @pytest.mark.slow
@@ -136,3 +143,116 @@ def test_the_walk_runs_too_where_the_tilt_is_wider_than_asked():
     iv, used = methods.eta(P, "0.41", eps=2, digits=3, with_method=True)
     assert used == ("ktilt",) and iv.relative_width() < 1e-3 and tilt.relative_width() > 1
     assert tilt.lower <= iv.lower and iv.upper <= tilt.upper
+
+
+# ---------------------------------------------------------------- 003's reverse direction
+
+def _e(ws, k):
+    return sum((prod(c) for c in combinations(ws, k)), F(0))
+
+
+@given(st.lists(st.fractions(min_value=0, max_value=3, max_denominator=50), min_size=1, max_size=9),
+       st.integers(2, 5), st.fractions(min_value=0, max_value=3, max_denominator=50))
+@example([F(1), F(1), F(1)], 2, F(2))
+@example([F(0), F(5)], 3, F(1, 2))
+def test_the_reverse_bonferroni_bounds(ws, k, wh):
+    # k! e_k >= p_1^k - C(k,2) p_2 p_1^(k-2) (the repeated indices of p_1^k), with p_2 <= max(w) p_1,
+    # and e_k(L + h) >= e_k(L) + w_h e_(k-1)(L) >= the module's X_heavy polynomial / k!: the bounds
+    # that force p_1 below X where R < 1 / lam (exactdp.reductions.kfourier.tilt, "The reverse
+    # direction"); exact rationals
+    p1, p2, om = sum(ws), sum(w * w for w in ws), max(ws)
+    K, K1 = comb(k, 2), comb(k - 1, 2)
+    ek = _e(ws, k)
+    assert factorial(k) * ek >= p1 ** k - K * p2 * p1 ** (k - 2)
+    assert factorial(k) * ek >= p1 ** (k - 1) * (p1 - K * om)
+    assert _e(ws + [wh], k) >= ek + wh * _e(ws, k - 1)
+    if p1 > 0:
+        g = p1 ** (k - 2) * (p1 * p1 - K * p2) + k * wh * p1 ** (k - 3) * (p1 * p1 - K1 * p2)
+        assert factorial(k) * _e(ws + [wh], k) >= g
+
+
+@pytest.mark.parametrize("lam", [3, 4])
+def test_reverse_agrees_with_the_exact_tree_at_small_n(lam):
+    # L = 5, N = 1000, k = 2, q = 0.2446: P[R < 1/3] ~1.47e-3, P[R < 1/4] ~2.52e-5 (the tree to
+    # ~5 digits in ~1 s); the tilt's one box is wide at this N (its width is second order in the
+    # p_2 spread), so the check is the overlap and a positive lower end
+    P = reverse_canonical_pair(1000, 5, 2)
+    tree = kcopies_eta(P, "0.2446", F(lam), tol=1e-13)
+    r = ktilted_eta(P, "0.2446", F(lam), rel=1e-6, route=None)
+    assert r.eta.overlaps(tree) and 0 < r.eta.lower and r.eta.relative_width() < 1, (r.eta, tree)
+    assert tree.relative_width() < 1e-4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("N, k, q, lam, light", [(500, 3, "0.3", 3, None), (300, 4, "0.3", 2, None),
+                                                 (1000, 2, "0.2446", 8, 4)])
+def test_reverse_contains_the_exact_tree_value(N, k, q, lam, light):
+    # k = 3 and 4 (the Bonferroni polynomials' general form), and a cut forced below the top level
+    # (its union bound in the upper end); the tree to ~7 digits, 15-60 s each
+    P = reverse_canonical_pair(N, 5, k)
+    tree = kcopies_eta(P, q, F(lam), tol=1e-20 if light else 1e-15)
+    r = ktilted_eta(P, q, F(lam), rel=1e-3 if light else 1e-6, route=None, light=light)
+    assert tree.relative_width() < 1e-4
+    assert r.eta.lower <= tree.lower and tree.upper <= r.eta.upper and r.eta.relative_width() < 0.2
+
+
+def _light_law(q, M, J, t, stat):
+    m = Mechanism(40, q)
+    pi0 = np.array([float(p) for p in m.pi0])[:J + 1]
+    w = (np.array([float(c) for c in m.c]) / M)[:J + 1]
+    tau, beta, gamma = stat
+    phi = np.log1p(tau * w) / tau + beta * w ** 3 + gamma * w ** 4
+    e = np.log(pi0) - t * phi
+    logm = float(e.max() + math.log(np.exp(e - e.max()).sum()))
+    return w, phi, np.exp(e - logm), logm
+
+
+@pytest.mark.parametrize("q", ["0.34", "0.38"])
+def test_reverse_importance_sampled_monte_carlo_at_deployment_scale(q):
+    # P_D[R < 1/lam, all light] = m(t)^M e^(ts) E_Q[1{R < 1/lam} e^(t(Y - s))] under the strategy's
+    # own tilted light law (k = 2: R = kappa (p_1^2 - p_2) / 2 exactly), multinomial level counts;
+    # t sd(Y) ~ 29 (q = 0.34) and ~190 (q = 0.38): ~2 % and ~5 % standard error from 100,000 draws
+    # (the heavy levels' share is a proved bound, below 1e-8 of eta)
+    N, L = DEPLOY
+    k, M = 2, 2 * N
+    r = ktilted_eta(reverse_canonical_pair(N, L, k), q, eps=2, rel=1e-6, route=None)
+    assert r.eta.relative_width() < 1e-4 and r.light < 40
+    w, phi, Q, logm = _light_law(q, M, r.light, r.t, r.stat)
+    rng = np.random.default_rng(20261207)
+    T = rng.multinomial(M, Q / Q.sum(), size=100_000)
+    p1, p2, Y = T @ w, T @ (w * w), T @ phi
+    R = M / (M - 1) * (p1 * p1 - p2)                 # kappa (p_1^2 - p_2) / 2, kappa = 2 M / (M - 1)
+    s = r.s_up
+    hit = R < math.exp(-2)
+    h = np.where(hit, np.exp(r.t * np.where(hit, Y - s, 0.0)), 0.0)
+    est, se = h.mean(), h.std() / math.sqrt(len(h))
+    assert est > 10 * se
+    log10_mc = (M * logm + r.t * s + math.log(est)) / math.log(10)
+    assert abs(log10_mc - r.log10_eta) < 5 * se / est / math.log(10) + 1e-9, (log10_mc, r.log10_eta, se / est)
+
+
+def test_reverse_agrees_with_the_walk_where_both_reach():
+    # q = 0.30, k = 2: eta ~6.29e-4 (the walk's passes to 1e-4 in ~2 s); the tilt, outside its
+    # route (route=None), is wide there (~3 %) but must overlap
+    P = reverse_canonical_pair(*DEPLOY, 2)
+    walk = methods.eta(P, "0.30", eps=2, digits=3, method="kfourier")
+    tilt = ktilted_eta(P, "0.30", eps=2, rel=1e-6, route=None).eta
+    assert walk.overlaps(tilt) and walk.relative_width() < 1e-3 and 0 < tilt.lower and tilt.relative_width() < 0.1
+    with pytest.raises(CapacityError, match="walk's range"):
+        ktilted_eta(P, "0.30", eps=2)
+
+
+def test_reverse_far_tail_routes_to_the_tilt(capsys):
+    P = reverse_canonical_pair(*DEPLOY, 16)
+    assert methods.supported(P)[:2] == ("ktilt", "kfourier")
+    assert ktilted_estimate(P, "0.38", eps=2) < -300 < -30 < ktilted_estimate(P, "0.351", eps=2)
+    rc = main(["eta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.38", "--eps", "2", "--digits", "4",
+               "--direction", "reverse", "--json", "--quiet"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    rec = json.loads(out.out)
+    lo, hi = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
+    assert 0 < lo < hi < F(1, 10**300) and (hi - lo) / hi < F(1, 10**3)
+    # where no light cut has small bounds (q = 0.351, k = 8) auto goes on to the walk
+    iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 8), "0.351", eps=2, digits=2, with_method=True)
+    assert used == ("kfourier",) and iv.upper < F(1, 10**30)

@@ -18,8 +18,9 @@ chernoff   homogeneous base or one minority (eta):         :func:`~exactdp.reduc
 kcopies    one homogeneous collection, ``k >= 1``          :func:`exactdp.reductions.kcopies.kcopies_eta`,
            (delta: the difference of two searches)        :func:`~exactdp.reductions.kcopies.kcopies_delta`
 kfourier   the same pairs at large ``kN`` (eta)           :func:`exactdp.reductions.kfourier.kfourier_eta`
-ktilt      the forward ones at large ``kN``, eta below    :func:`exactdp.reductions.kfourier.ktilted_eta`
-           ``10^ROUTE`` (far tails, tilted)
+ktilt      the same at large ``kN``, ``k >= 2``, eta      :func:`exactdp.reductions.kfourier.ktilted_eta`
+           below ``10^ROUTE`` (forward) or
+           ``10^REVERSE_ROUTE`` (reverse): far tails
 twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
 minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
 ========== ============================================== ==================================
@@ -148,7 +149,7 @@ def supported(P: Pair, quantity: str = "eta") -> tuple[str, ...]:
             from .kfourier import MIN_OUTPUTS
             big = P.k * P.N >= MIN_OUTPUTS
             if big and P.k * P.N >= KFOURIER_FIRST:
-                if P.k > 1 and kcopies(P).forward:
+                if P.k > 1:
                     out.append("ktilt")          # far tails only: it declines above its route
                 out.append("kfourier")
             out.append("kcopies")

@@ -52,7 +52,9 @@ large ``k``) a product bound on the lower tail of ``R`` answers without a walk
 bound below ``10^tilt.ROUTE``; at ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.415``) the walk's
 decisions give only an upper bound; :func:`~exactdp.reductions.kfourier.tilt.ktilted_eta` tilts the whole law instead
 (the series enclosure under the tilted law, the top level's count enumerated where it is small;
-``method="ktilt"``, before the walk under ``auto``, declining above its route).
+``method="ktilt"``, before the walk under ``auto``, declining above its route).  003's reverse the
+same way below ``10^tilt.REVERSE_ROUTE`` (the lower tail of ``R``: the light levels by one box, the
+heavy ones by a union bound; ``q >= 0.38`` at ``k <= 16`` there).
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)

@@ -71,6 +71,41 @@ threshold far below the light mean (``[E[R | n] - lam P[R <= lam | n], E[R | n]]
 Chernoff cap (``J <= 1``) below its share of the width.  At ``k = 2``, ``q = 0.42`` five counts of
 ~130 need integrals, relative width 1.0e-5 in 8 s.
 
+**The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
+``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
+phi_j)``, :func:`~exactdp.engine.tilted.upper_tail` of ``-Y`` at ``-s``) and the function is 1 (no
+``rho``, ``sigma``).  The top levels' weights are too large for the series (``tau w_max`` up to
+~1e6 at ``q = 0.35``), but the tilt makes them rare, so the levels ``0 .. J`` are *light* (``J``:
+the top level the tilted law visits at least :data:`COUNT_TOP` times, lowered while a bound
+fails) and
+
+    P[R < thr, all light]  <=  eta  <=  P[R < thr, all light] + P[R < thr, some heavy output].
+
+On the light box ``B``: ``Y < s_up`` implies ``R < thr`` (below ``ylo`` by Maclaurin, ``R <= kappa
+p_1^k / k!``; above by monotonicity) and ``R < thr`` implies ``Y < s_dn``.  The lower end is
+``P[Y < s_up, all light]`` less the joint failure (``_joint_fail`` of ``-Y``); the upper end
+``P[Y < s_dn, all light]`` plus the box failures under ``D`` jointly with a bound on ``p_1``.  That
+bound is Bonferroni's (over the repeated indices of ``p_1^k``, every weight ``>= 0``):
+
+    k! e_k >= p_1^k - C(k,2) p_2 p_1^(k-2),
+
+so ``R < thr`` and ``p_2 <= P`` force ``p_1 < X(P)`` (``x^(k-2) (x^2 - C(k,2) P) = T``, ``T = thr
+k! / kappa``), and with every weight at most ``om`` (``p_2 <= om p_1``) ``p_1 < X_cap(om)``
+(``x^(k-1) (x - C(k,2) om) = T``); each failure is a two-dimensional Chernoff bound ``E_D[e^(a (X -
+p_1) +- b (V - edge))]`` (``a, b >= 0`` in floats, the bound in arb): ``p_2`` above its edge with
+``X_cap(w_J)``, the others with ``X(P2hi)``.  A heavy output at level ``h`` (a union bound: ``M
+pi0_h`` times the others' law, their heavy weights lowered to ``w_(J+1)``, ``e_k`` only falls)
+adds ``w_h e_(k-1)`` of the others, so ``R < thr`` forces their ``p_1 < X_heavy`` (the root of
+``x^(k-2) (x^2 - C(k,2) P) + k w_h x^(k-3) (x^2 - C(k-1,2) P) = T``): ``w_h`` below ``y``, a factor
+``~e^(-t w_h)``.  The others' ``p_2`` is peeled in slabs ``(P_(i-1), P_i]`` from ``P2hi`` up
+(ratio :data:`HEAVY_RATIO`, each ``X_heavy(P_i)`` jointly with ``p_2 > P_(i-1)``) until the cap
+bound beyond the last is negligible.  ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.38`` at
+``k <= 16`` (and ``q >= 0.40`` to ``k = 32``, ``q = 0.42`` to ``k = 128``, ``k = 2`` from ``q =
+0.34``) relative width 5e-7 .. 7e-5 in 1-7 s; below (``q <= 0.37`` at ``k >= 16``, ``q = 0.34 ..
+0.36`` at ``k >= 4``) no light cut has small bounds (the next level's tilted count is too large
+for the union bound and too lumpy for the box: its count would have to be enumerated, as the
+forward top level's), and the walk answers where ``eta`` is not tiny.
+
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
 the walk where both reach (``q = 0.41``) and an importance-sampled Monte Carlo of its own tilted
@@ -105,13 +140,17 @@ from ..kcopies import kcopies
 from .arbs import exact_arb, float_hi
 from .series import Box, Series, monotone_pieces, padded_coeffs
 
-__all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "BOX_Z", "FAIL_SHARE"]
+__all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE", "BOX_Z", "FAIL_SHARE"]
 
 #: the strategy answers where the forward Chernoff bound ``P_{D_m}[p_1 > x_min]`` is below
 #: ``10^ROUTE`` (log10); above, the walk reaches eta (``auto`` goes on to it).  L = 40, N = 10^7,
 #: lam = e^2: the bound is -145 (k = 2) ... -59 (k = 200) at q = 0.41 (eta 1.4e-153 ... ), -324 ...
 #: -127 at q = 0.415 (eta 1.3e-346 ... 5.6e-145)
 ROUTE = -120.0
+#: 003's reverse: the strategy answers where the Chernoff bound of ``P_D[p_1 < x_min(1 / lam)]`` is
+#: below ``10^REVERSE_ROUTE`` (as :data:`exactdp.engine.tilted.CHERNOFF_ROUTE` for ``k = 1``; the
+#: walk answers above)
+REVERSE_ROUTE = -30.0
 #: the box edges tried, in standard deviations under the tilted law (per statistic and side: the
 #: power sums ``p_2``, ``p_3``, ``p_4`` and the top level's count)
 BOX_Z = (6.0, 8.0, 11.0, 15.0, 20.0, 28.0, 40.0, 60.0, 90.0, 135.0, 200.0)
@@ -135,7 +174,8 @@ class KTilted:
     tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up`` (the
     top count's route: the mode's, in total ``Y``), the growth ``rho``, the widest box edge ``z``
     (standard deviations), ``log10`` of the failure bound relative to ``eta`` (``fail``),
-    ``log10_eta`` (the middle, a float), the integrals and the seconds."""
+    ``log10_eta`` (the middle, a float), the integrals and the seconds; 003's reverse: the top
+    light level ``light`` (``rho = 0``)."""
 
     eta: Interval
     t: float
@@ -148,6 +188,7 @@ class KTilted:
     log10_eta: float
     integrals: int
     seconds: float
+    light: int | None = None
 
 
 class _Law:
@@ -176,6 +217,14 @@ class _Law:
         e = self.lpi + t * phi
         e = np.exp(e - e.max())
         return e / e.sum()
+
+    def light(self, top: int) -> "_Law":
+        """The sub-law of the levels ``0 .. top`` (untilted masses ``pi0_j``, total below 1)."""
+        sub = object.__new__(_Law)
+        sub.M, sub.prec = self.M, self.prec
+        for name in ("pi0", "c", "w", "lpi", "cf", "wf"):
+            setattr(sub, name, getattr(self, name)[:top + 1])
+        return sub
 
 
 def _log_m(lpi, x):
@@ -210,14 +259,15 @@ def _chernoff_p1(law: _Law, k: int, x: float) -> float:
 
 def ktilted_estimate(P: Pair, q, lam=None, eps=None) -> float:
     """``log10`` of the Chernoff bound ``P_{D_m}[p_1 > x_min] >= eta`` (floats, for routing:
-    :data:`ROUTE`); ``0.0`` where it is not small.
+    :data:`ROUTE`); 003's reverse: of ``P_D[p_1 < x_min(1 / lam)]`` (Maclaurin: ``R`` is then
+    below ``1 / lam``; :data:`REVERSE_ROUTE`); ``0.0`` where it is not small.
 
     >>> from exactdp.model.pair import canonical_pair
     >>> bool(ktilted_estimate(canonical_pair(10**7, 40, 16), "0.45", 7) < -1000)
     True
     """
     red = kcopies(P)
-    if red is None or not red.forward:
+    if red is None:
         return 0.0
     q = Fraction(q)
     lam, eps = parse_lam_eps(lam, eps)
@@ -226,6 +276,11 @@ def ktilted_estimate(P: Pair, q, lam=None, eps=None) -> float:
     lk = math.log(float(lam)) if lam is not None else float(eps)
     k = red.k
     kap = k * math.log(M) - (math.lgamma(M + 1) - math.lgamma(k + 1) - math.lgamma(M - k + 1))
+    if not red.forward:
+        # P_D[p_1 < x_min(1 / lam)] (R <= kappa p_1^k / k!: a lower bound's scale, for routing)
+        x = math.exp((-lk + math.lgamma(k + 1) - kap) / k)
+        vals = [M * _log_m(law.lpi, -a * law.wf) + a * x for a in 10.0 ** np.linspace(0, 9, 91)]
+        return min(0.0, min(vals)) / math.log(10)
     x = math.exp((lk + math.lgamma(k + 1) - kap) / k)
     return _chernoff_p1(law, red.k, x) / math.log(10)
 
@@ -273,15 +328,17 @@ def _cancel(th: Series, y: float):
     return tau, beta, gamma
 
 
-def _fixed_point(law: _Law, k: int, kappa: arb, lam: arb, z: float):
+def _fixed_point(law: _Law, k: int, kappa: arb, lam: arb, z: float, *, reverse: bool = False):
     """Floats ``(y, (tau, beta, gamma), t)``: the threshold point of the middle box, the
-    cancelling statistic there and the saddle-point tilt (module doc)."""
+    cancelling statistic there and the saddle-point tilt (module doc; ``reverse``: the threshold
+    ``lam`` is 003's ``1 / lam`` and the tilt ``-t`` puts ``Y`` at ``y`` from above)."""
+    sg = -1.0 if reverse else 1.0
     y = float(_x_min(kappa, k, lam)) * (1 + 1e-9)
     stat = (k / y, 0.0, 0.0)
     for _ in range(MAX_ITER):
         phi = law.phi(*stat)
-        t = tilt_saddle(law.lpi, -phi, law.M, -y)
-        Q = law.tilted(t, phi)
+        t = tilt_saddle(law.lpi, -sg * phi, law.M, -sg * y)
+        Q = law.tilted(sg * t, phi)
         ivs = []
         for i in (2, 3, 4):
             m, sd = _box_stats(law, Q, i)
@@ -297,7 +354,7 @@ def _fixed_point(law: _Law, k: int, kappa: arb, lam: arb, z: float):
             raise PrecisionError("ktilt: the statistic's tau is out of range")
         if done:
             break
-    t = tilt_saddle(law.lpi, -law.phi(*stat), law.M, -y)
+    t = tilt_saddle(law.lpi, -sg * law.phi(*stat), law.M, -sg * y)
     return y, stat, t
 
 
@@ -448,30 +505,44 @@ def _heavy_poly(n: int, w: arb, k: int):
 
 
 def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
-                route: float | None = ROUTE, heavy: int | None = None) -> KTilted:
-    """Certified forward ``eta = P[R > lam]`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`,
-    forward) by tilting (module doc), relative width about ``rel`` (a target; the result is an
-    enclosure whatever width it reaches).  ``heavy``: 0 (no level enumerated) or 1 (the top
-    level's count enumerated); ``None`` chooses by the series width.  Raises
-    :class:`~exactdp.core.errors.CapacityError` where the pair is not forward k-copies or
-    (``route``) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto``
-    goes on to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the
-    box, the decay of the tilted law)."""
+                route: float | str | None = "auto", heavy: int | None = None,
+                light: int | None = None) -> KTilted:
+    """Certified ``eta`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`) by
+    tilting (module doc): forward ``P[R > lam]``, 003's reverse ``P[R < 1 / lam]`` ("The reverse
+    direction"); relative width about ``rel`` (a target; the result is an enclosure whatever
+    width it reaches).  ``heavy`` (forward): 0 (no level enumerated) or 1 (the top level's count
+    enumerated); ``None`` chooses by the series width.  ``light`` (reverse): the top light level
+    (``None``: the module doc's choice; a level ``0 .. d``).  Raises
+    :class:`~exactdp.core.errors.CapacityError` where the pair is not k-copies with ``k >= 2``
+    or (``route``; ``"auto"``: :data:`ROUTE` forward, :data:`REVERSE_ROUTE` reverse; ``None``:
+    none) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto`` goes on
+    to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the box, the
+    decay of the tilted law; reverse: no light cut with small failure bounds)."""
     t0 = time.time()
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
     if heavy not in (None, 0, 1):
         raise ParameterError(f"heavy must be None, 0 or 1, got {heavy!r}")
     red = kcopies(P)
-    if red is None or not red.forward or red.k < 2:
-        raise CapacityError("ktilt: forward k-copies pairs with k >= 2 only")
+    if red is None or red.k < 2:
+        raise CapacityError("ktilt: k-copies pairs with k >= 2 only")
     q = Fraction(q)
     lam, eps = parse_lam_eps(lam, eps)
+    if route == "auto":
+        route = ROUTE if red.forward else REVERSE_ROUTE
     if route is not None and ktilted_estimate(P, q, lam, eps) > route:
         raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
     k, M = red.k, red.k * red.N
     with ctx.workprec(prec):
         law = _Law(red.d, q, M, prec)
+        if not red.forward:
+            if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
+                raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
+            run = _ReverseRun(law, k, _lam_arb(lam, eps), rel, light=light)
+            res = run.single()
+            return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
+                           res["fail"], res["log10"], res["integrals"], time.time() - t0,
+                           light=len(run.law.wf) - 1)
         run = _Run(law, k, _lam_arb(lam, eps), rel)
         if heavy is None:
             # the top level's count enumerated where the one box is too wide and the count is
@@ -843,3 +914,278 @@ class _Run:
         k = self.k
         b, g = max(self.beta, 0.0), max(self.gamma, 0.0)
         return (self.lam_hi / self.kappa - E[k]) / E[k - 1] + arb(b) * self.p3hi + arb(g) * self.p4hi
+
+
+# ---------------------------------------------------------------- 003's reverse direction
+
+#: the reverse: lighter cuts tried below the first (the top light level's tilted count must be
+#: large enough for a smooth box, the levels above it rare enough for the union bound)
+LIGHT_TRIES = 8
+#: the reverse: the first light cut is the top level whose tilted count is at least this
+COUNT_TOP = 1e-20
+#: the reverse: the heavy levels' union bound peels the others' p_2 in slabs of this ratio, at
+#: most HEAVY_TERMS bounds in all
+HEAVY_RATIO = 1.5
+HEAVY_TERMS = 400
+#: the reverse: the box edges tried (the forward's and wider: a light top level the tilted law
+#: visits rarely moves p_3, p_4 by many standard deviations)
+REVERSE_BOX_Z = BOX_Z + (300.0, 450.0, 700.0, 1000.0, 1500.0, 2500.0)
+
+
+def _chernoff_fit(lpi, u, v, n: int, x: float, edge: float, *, above: bool, a0: float, sd: float):
+    """Float ``(a, b, exponent)`` minimising ``n log sum_j e^(lpi_j - a u_j +- b v_j) + a x -+ b
+    edge`` over ``a, b >= 0`` (convex; ``v`` None: ``b = 0``): the Chernoff bound of ``P[sum u <
+    x, sum v beyond edge]`` over ``n`` draws of a (sub-)law."""
+    from scipy.optimize import minimize
+    sg = 1.0 if above else -1.0
+    vv = np.zeros_like(u) if v is None else v
+
+    def f(z):
+        a, b = a0 * z[0], z[1] / sd
+        e = lpi - a * u + sg * b * vv
+        mx = float(e.max())
+        p = np.exp(e - mx)
+        tot = float(p.sum())
+        p /= tot
+        val = n * (mx + math.log(tot)) + a * x - sg * b * edge
+        return val, np.array([(x - n * float((p * u).sum())) * a0, sg * (n * float((p * vv).sum()) - edge) / sd])
+
+    best = None
+    starts = ([1.0, 0.0],) if v is None else ([1.0, 0.0], [1.0, 1.0], [1.0, 10.0], [0.5, 3.0])
+    bounds = [(0.0, 1e6), (0.0, 0.0 if v is None else 1e15)]
+    for z0 in starts:
+        r = minimize(f, z0, jac=True, method="L-BFGS-B", bounds=bounds,
+                     options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
+        if best is None or r.fun < best.fun:
+            best = r
+    return a0 * float(best.x[0]), float(best.x[1]) / sd, float(best.fun)
+
+
+def _chernoff_arb(pi0, u, v, n: int, x: arb, edge, *, above: bool, a: float, b: float) -> arb:
+    """The certified ``log`` of that bound at ``(a, b)`` (``pi0`` arb masses, ``u``, ``v`` arb
+    values; ``v`` None: no second statistic)."""
+    aa = arb(a)
+    bb = arb(b) * (1 if above else -1)
+    if v is None:
+        v, bb, edge = [arb(0)] * len(u), arb(0), arb(0)
+    m = sum((p * (-aa * ui + bb * vi).exp() for p, ui, vi in zip(pi0, u, v)), arb(0))
+    return n * m.log() + aa * x - bb * edge
+
+
+def _x_point(g, gf, lo: float, T: arb) -> arb:
+    """An exact ``x >= lo`` with ``g(x) > T`` (``g`` nondecreasing from ``lo`` on; ``gf`` its
+    float version for the root): ``g(p_1) <= T`` then forces ``p_1 < x``."""
+    from scipy.optimize import brentq
+    tf = float(T.upper())
+    if g(arb(lo)) > T:
+        return arb(lo)
+    hi = max(2.0 * lo, 1.0)
+    while gf(hi) < tf:
+        hi *= 2
+    x = brentq(lambda z: gf(z) - tf, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps)
+    step = max(abs(x) * 1e-15, 1e-300)
+    for _ in range(400):
+        xa = arb(x)
+        if x >= lo and g(xa) > T:
+            return xa
+        x, step = x + step, 2 * step
+    raise PrecisionError("ktilt: no certified bound of p_1 below the reverse threshold")
+
+
+class _ReverseRun(_Run):
+    """003's reverse (module doc, "The reverse direction"): ``eta = P_D[R < 1 / lam]`` over the
+    ``M`` null outputs, the light levels ``0 .. J`` by one box, the heavy ones by a union bound."""
+
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, light: int | None = None):
+        self.full, self.k, self.rel = law, k, rel
+        M = law.M
+        self.kappa = exact_arb(_kappa(M, k))
+        thr = 1 / lam
+        self.lam, self.lam_lo, self.lam_hi = thr, arb(thr.lower()), arb(thr.upper())
+        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
+        # R < thr forces g(p_1) < T (Bonferroni bounds below): T at the threshold's upper end
+        self.T = self.lam_hi * arb.fac_ui(k) / self.kappa
+        self.K, self.K1 = comb(k, 2), comb(k - 1, 2)
+        if light is not None:
+            self._plan(light)
+            return
+        x0 = float(_x_min(self.kappa, k, thr))
+        # the first cut: every level if the statistic allows (tau w_max < 1/2), else those with
+        # (k / x_min) w below 1/4; then the top level the tilted law still visits (a count of at
+        # least COUNT_TOP)
+        for first in (len(law.wf) - 1, max(j for j in range(len(law.wf)) if k / x0 * law.wf[j] < 0.25)):
+            sub = law.light(first)
+            try:
+                _, stat, t = _fixed_point(sub, k, self.kappa, thr, BOX_Z[1], reverse=True)
+                break
+            except PrecisionError:
+                continue
+        else:
+            raise PrecisionError("ktilt (reverse): no light law for the statistic")
+        counts = M * sub.tilted(-t, sub.phi(*stat))
+        first = max(j for j in range(first + 1) if counts[j] >= COUNT_TOP)
+        err = None
+        for top in range(first, max(first - LIGHT_TRIES, 0), -1):
+            try:
+                self._plan(top)
+                return
+            except PrecisionError as e:
+                err = e
+        raise PrecisionError(f"ktilt (reverse): no light cut gives small failure bounds ({err})")
+
+    def _plan(self, top: int):
+        law = self.law = self.full.light(top)
+        k, M = self.k, law.M
+        y, stat, t = _fixed_point(law, k, self.kappa, self.lam, BOX_Z[1], reverse=True)
+        self.y, self.stat, self.t = y, stat, t
+        self.tau, self.beta, self.gamma = stat
+        self.phi = law.phi(*stat)
+        self.phia = law.phi_arb(*stat)
+        self.Q = law.tilted(-t, self.phi)
+        sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
+        self.log_eta = (M * _log_m(law.lpi, -t * self.phi) + t * y
+                        - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
+        self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
+        self.z, self.edges, self.fails = self._choose_box(len(law.wf))
+        self.heavy = self._heavy_fail()
+
+    # ------------------------------------------------ the bounds of p_1 (Bonferroni)
+    def _x_two(self, P: float) -> arb:
+        """``X(P)``: ``R < thr`` and ``p_2 <= P`` force ``p_1 < X`` (``k! e_k >= p_1^k - C(k,2) p_2
+        p_1^(k-2)``, Bonferroni over the repeated indices; ``g(x) = x^(k-2) (x^2 - C(k,2) P)``
+        increases from ``sqrt(C(k,2) P)``)."""
+        k, K = self.k, self.K
+        Pa = arb(P)
+        return _x_point(lambda x: x ** (k - 2) * (x * x - K * Pa), lambda x: x ** (k - 2) * (x * x - K * P),
+                        math.sqrt(K * P) * (1 + 1e-12), self.T)
+
+    def _x_cap(self, om: arb) -> arb:
+        """``X``: ``R < thr`` with every weight at most ``om`` forces ``p_1 < X`` (``p_2 <= om
+        p_1``: ``g(x) = x^(k-1) (x - C(k,2) om)``)."""
+        k, K, of = self.k, self.K, float(om)
+        return _x_point(lambda x: x ** (k - 1) * (x - K * om), lambda x: x ** (k - 1) * (x - K * of),
+                        K * float_hi(om) * (1 + 1e-12), self.T)
+
+    def _x_heavy(self, P: float, wh: arb) -> arb:
+        """``X``: ``R < thr``, one more output of weight at least ``wh`` and ``p_2 <= P`` for the
+        others force their ``p_1 < X`` (``e_k >= e_k(L) + wh e_(k-1)(L)``, both by Bonferroni)."""
+        k, K, K1, Pa, wf = self.k, self.K, self.K1, arb(P), float(wh)
+
+        def g(x):
+            return x ** (k - 3) * (x * (x * x - K * Pa) + k * wh * (x * x - K1 * Pa))
+
+        def gf(x):
+            return x ** (k - 3) * (x * (x * x - K * P) + k * wf * (x * x - K1 * P))
+        return _x_point(g, gf, math.sqrt(K * P) * (1 + 1e-12), self.T)
+
+    # ------------------------------------------------ the box and its failures
+    def _choose_box(self, light: int, extra=()):
+        """As the forward's (``REVERSE_BOX_Z``), the upper end's failures under ``D`` jointly
+        with ``p_1 < X`` (module doc): ``X`` by the light weights' cap for ``p_2`` above its edge,
+        else ``X(P2hi)``; ``(z, edges, fails)``."""
+        law, M, Q = self.law, self.law.M, self.Q
+        lq = np.log(np.maximum(Q, 1e-320))
+        edges, fails, zmax = {}, [], 0.0
+        for key, above in ((2, True), (2, False), (3, True), (3, False), (4, True), (4, False)):
+            v = law.wf ** key
+            m1, m2 = float((Q * v).sum()), float((Q * v * v).sum())
+            m, s = M * m1, math.sqrt(max(M * (m2 - m1 * m1), 1e-300))
+            # p_2 above its edge: the light weights' cap; else p_2 <= P2hi (chosen first)
+            X = self._x_cap(law.w[-1]) if (key, above) == (2, True) else self._x_two(edges[2][1])
+            for z in REVERSE_BOX_Z:
+                edge = m + z * s if above else m - z * s
+                if not above and edge <= 0:
+                    edge, z = 0.0, 0.0
+                    break
+                a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s)
+                bq, eq = _fail_q(lq, v, M, edge, above=above, sd=s)
+                if e <= self.target and eq <= math.log(self.rel * FAIL_SHARE) - 5:
+                    fails.append((key, v, edge, above, a, b, X))
+                    break
+            else:
+                raise PrecisionError("ktilt: no box of the power sums with a small enough failure bound")
+            lo, hi = edges.get(key, (None, None))
+            edges[key] = (lo, edge) if above else (edge, hi)
+            zmax = max(zmax, z)
+        return zmax, edges, fails
+
+    def _heavy_fail(self):
+        """Float check and arb bound of ``P[R < thr, some output above the light levels]``: the
+        union over the output and its level ``h`` (``M pi_h``), the others' heavy weights
+        lowered to the least heavy one ``w_(J+1)`` (``e_k`` only falls).  The others' ``p_2`` is
+        peeled in slabs ``(P_(i-1), P_i]``, ``P_0 = P2hi``, ``P_i = HEAVY_RATIO P_(i-1)``: in a
+        slab their ``p_1 < X_heavy(P_i, w_h)`` jointly with ``p_2 > P_(i-1)`` (a two-dimensional
+        Chernoff bound; below ``P2hi`` ``p_1`` alone); beyond the last, ``p_1 < X_cap(w_(J+1))``
+        jointly with ``p_2 > P_m``."""
+        full, law, M = self.full, self.law, self.law.M
+        top = len(law.wf) - 1
+        if top == len(full.wf) - 1:
+            return arb(0)
+        piH = sum(full.pi0[top + 1:], arb(0))
+        lpiH = math.log(float(piH))
+        wh = full.w[top + 1]
+        lpi = np.append(law.lpi, lpiH)
+        u = np.append(law.wf, full.wf[top + 1])
+        v = u * u
+        pa = list(law.pi0) + [piH]
+        ua = list(law.w) + [wh]
+        va = [w * w for w in ua]
+        xc = self._x_cap(wh)
+        sd = math.sqrt(max(M * float((self.Q * law.wf ** 4).sum()), 1e-300))
+        lm = math.log(M)
+        budget = self.target - math.log(HEAVY_TERMS)
+        terms = []                      # (log mass, values, v or None, x, edge, a, b)
+        P = self.edges[2][1]
+        for h in range(top + 1, len(full.wf)):
+            xh = self._x_heavy(P, full.w[h])
+            a, _, e = _chernoff_fit(lpi, u, None, M - 1, float(xh), 0.0, above=True, a0=self.t, sd=1.0)
+            terms.append((h, None, xh, 0.0, a, 0.0, e + lm + float(full.lpi[h])))
+        for _ in range(HEAVY_TERMS):
+            a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(xc), P, above=True, a0=self.t, sd=sd)
+            if e + lm + lpiH <= budget:
+                terms.append((None, True, xc, P, a, b, e + lm + lpiH))
+                break
+            P1 = P * HEAVY_RATIO
+            for h in range(top + 1, len(full.wf)):
+                xh = self._x_heavy(P1, full.w[h])
+                a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(xh), P, above=True, a0=self.t, sd=sd)
+                terms.append((h, True, xh, P, a, b, e + lm + float(full.lpi[h])))
+            P = P1
+            if len(terms) > HEAVY_TERMS:
+                break
+        worst = max(tm[-1] for tm in terms)
+        if worst > budget or terms[-1][0] is not None:
+            raise PrecisionError("ktilt: the heavy levels' union bound is not small")
+        total = arb(0)
+        for h, two, x, edge, a, b, _ in terms:
+            mass = piH if h is None else full.pi0[h]
+            total += M * mass * _chernoff_arb(pa, ua, va if two else None, M - 1, x,
+                                              arb(edge) if two else None, above=True, a=a, b=b).exp()
+        return total
+
+    def single(self) -> dict:
+        law, k, M = self.law, self.k, self.law.M
+        edges = self.edges
+        boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
+        th = Series([arb(1)], self.kappa, k, boxes)
+        ylo = self._monotone(boxes, self.xmin_lo)
+        s_dn = _root_point(th, self.lam_hi, self.y, above=True)
+        s_up = _root_point(th, self.lam_lo, self.y, above=False)
+        if not (s_up >= ylo and s_dn > s_up):
+            raise PrecisionError("ktilt: the reverse threshold points are outside the monotone range")
+        neg = [-x for x in self.phia]
+        ut = upper_tail(law.pi0, neg, M, [(-s_dn, 1, 0), (-s_up, 1, 0)], t=self.t, rel=self.rel,
+                        prec=law.prec)
+        j_dn, j_up = ut.values
+        # the upper end's box failures under D (p_1 < X jointly), the lower end's under Q
+        fail = self.heavy
+        qf = arb(0)
+        for key, v, edge, above, a, b, X in self.fails:
+            va = [w ** key for w in law.w]
+            ea = arb(edge)
+            fail += _chernoff_arb(law.pi0, law.w, va, M, X, ea, above=above, a=a, b=b).exp()
+            qf += _joint_fail(ut.probs, neg, va, M, -s_up, edge=edge, above=above, t=self.t)
+        lower = exact_arb(j_up.lower) - qf
+        lower = ut.log_prefactor(-s_up).exp() * lower if lower > 0 else arb(0)
+        upper = ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper) + fail
+        return self._result(lower, upper, fail, points=(s_dn, s_up, arb(0)), integrals=ut.integrals)
