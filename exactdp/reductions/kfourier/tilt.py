@@ -927,6 +927,8 @@ COUNT_TOP = 1e-20
 #: most HEAVY_TERMS bounds in all
 HEAVY_RATIO = 1.5
 HEAVY_TERMS = 400
+#: the reverse: the union bound's share of the relative width asked (its terms summed)
+HEAVY_SHARE = 0.1
 #: the reverse: the box edges tried (the forward's and wider: a light top level the tilted law
 #: visits rarely moves p_3, p_4 by many standard deviations)
 REVERSE_BOX_Z = BOX_Z + (300.0, 450.0, 700.0, 1000.0, 1500.0, 2500.0)
@@ -950,15 +952,19 @@ def _chernoff_fit(lpi, u, v, n: int, x: float, edge: float, *, above: bool, a0: 
         val = n * (mx + math.log(tot)) + a * x - sg * b * edge
         return val, np.array([(x - n * float((p * u).sum())) * a0, sg * (n * float((p * vv).sum()) - edge) / sd])
 
-    best = None
+    best = (math.inf, (1.0, 0.0))
     starts = ([1.0, 0.0],) if v is None else ([1.0, 0.0], [1.0, 1.0], [1.0, 10.0], [0.5, 3.0])
     bounds = [(0.0, 1e6), (0.0, 0.0 if v is None else 1e15)]
     for z0 in starts:
         r = minimize(f, z0, jac=True, method="L-BFGS-B", bounds=bounds,
                      options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 2000})
-        if best is None or r.fun < best.fun:
-            best = r
-    return a0 * float(best.x[0]), float(best.x[1]) / sd, float(best.fun)
+        # each candidate valued here (the optimizer's reported value need not be its point's)
+        for z in (tuple(z0), (float(r.x[0]), float(r.x[1]))):
+            z = (min(max(z[0], 0.0), 1e6), max(z[1], 0.0) if v is not None else 0.0)
+            val = f(np.array(z))[0]
+            if math.isfinite(val) and val < best[0]:
+                best = (val, z)
+    return a0 * best[1][0], best[1][1] / sd, best[0]
 
 
 def _chernoff_arb(pi0, u, v, n: int, x: arb, edge, *, above: bool, a: float, b: float) -> arb:
@@ -1113,10 +1119,11 @@ class _ReverseRun(_Run):
         """Float check and arb bound of ``P[R < thr, some output above the light levels]``: the
         union over the output and its level ``h`` (``M pi_h``), the others' heavy weights
         lowered to the least heavy one ``w_(J+1)`` (``e_k`` only falls).  The others' ``p_2`` is
-        peeled in slabs ``(P_(i-1), P_i]``, ``P_0 = P2hi``, ``P_i = HEAVY_RATIO P_(i-1)``: in a
-        slab their ``p_1 < X_heavy(P_i, w_h)`` jointly with ``p_2 > P_(i-1)`` (a two-dimensional
-        Chernoff bound; below ``P2hi`` ``p_1`` alone); beyond the last, ``p_1 < X_cap(w_(J+1))``
-        jointly with ``p_2 > P_m``."""
+        peeled in slabs ``(P_(i-1), P_i]``, ``P_0 = P2hi`` (the box's), ``P_i = HEAVY_RATIO
+        P_(i-1)``: in a slab their ``p_1 < X_heavy(P_i, w_h)`` jointly with ``p_2 > P_(i-1)`` (a
+        two-dimensional Chernoff bound; below ``P2hi`` ``p_1`` alone); beyond the last, ``p_1 <
+        X_cap(w_(J+1))`` jointly with ``p_2 > P_m``.  All terms together must stay below
+        ``HEAVY_SHARE`` of the width asked."""
         full, law, M = self.full, self.law, self.law.M
         top = len(law.wf) - 1
         if top == len(full.wf) - 1:
@@ -1133,7 +1140,8 @@ class _ReverseRun(_Run):
         xc = self._x_cap(wh)
         sd = math.sqrt(max(M * float((self.Q * law.wf ** 4).sum()), 1e-300))
         lm = math.log(M)
-        budget = self.target - math.log(HEAVY_TERMS)
+        # the union bound's share of the width asked (all its terms together)
+        budget = self.log_eta + math.log(self.rel * HEAVY_SHARE)
         terms = []                      # (log mass, values, v or None, x, edge, a, b)
         P = self.edges[2][1]
         for h in range(top + 1, len(full.wf)):
@@ -1142,7 +1150,7 @@ class _ReverseRun(_Run):
             terms.append((h, None, xh, 0.0, a, 0.0, e + lm + float(full.lpi[h])))
         for _ in range(HEAVY_TERMS):
             a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(xc), P, above=True, a0=self.t, sd=sd)
-            if e + lm + lpiH <= budget:
+            if e + lm + lpiH <= budget - math.log(HEAVY_TERMS):
                 terms.append((None, True, xc, P, a, b, e + lm + lpiH))
                 break
             P1 = P * HEAVY_RATIO
@@ -1153,7 +1161,8 @@ class _ReverseRun(_Run):
             P = P1
             if len(terms) > HEAVY_TERMS:
                 break
-        worst = max(tm[-1] for tm in terms)
+        logs = np.array([tm[-1] for tm in terms])
+        worst = float(logs.max() + math.log(np.exp(logs - logs.max()).sum()))
         if worst > budget or terms[-1][0] is not None:
             raise PrecisionError("ktilt: the heavy levels' union bound is not small")
         total = arb(0)
@@ -1162,6 +1171,19 @@ class _ReverseRun(_Run):
             total += M * mass * _chernoff_arb(pa, ua, va if two else None, M - 1, x,
                                               arb(edge) if two else None, above=True, a=a, b=b).exp()
         return total
+
+    def _values(self, key: int):
+        """The box statistic ``p_key`` per light level in arb."""
+        return [w ** key for w in self.law.w]
+
+    def _box_fail(self) -> arb:
+        """The upper end's box failures under ``D`` (jointly with ``p_1 < X``; module doc) and
+        the heavy levels' union bound."""
+        law, M = self.law, self.law.M
+        fail = self.heavy
+        for key, v, edge, above, a, b, X in self.fails:
+            fail += _chernoff_arb(law.pi0, law.w, self._values(key), M, X, arb(edge), above=above, a=a, b=b).exp()
+        return fail
 
     def single(self) -> dict:
         law, k, M = self.law, self.k, self.law.M
@@ -1178,13 +1200,10 @@ class _ReverseRun(_Run):
                         prec=law.prec)
         j_dn, j_up = ut.values
         # the upper end's box failures under D (p_1 < X jointly), the lower end's under Q
-        fail = self.heavy
+        fail = self._box_fail()
         qf = arb(0)
         for key, v, edge, above, a, b, X in self.fails:
-            va = [w ** key for w in law.w]
-            ea = arb(edge)
-            fail += _chernoff_arb(law.pi0, law.w, va, M, X, ea, above=above, a=a, b=b).exp()
-            qf += _joint_fail(ut.probs, neg, va, M, -s_up, edge=edge, above=above, t=self.t)
+            qf += _joint_fail(ut.probs, neg, self._values(key), M, -s_up, edge=edge, above=above, t=self.t)
         lower = exact_arb(j_up.lower) - qf
         lower = ut.log_prefactor(-s_up).exp() * lower if lower > 0 else arb(0)
         upper = ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper) + fail
