@@ -256,3 +256,31 @@ def test_reverse_far_tail_routes_to_the_tilt(capsys):
     # where no light cut has small bounds (q = 0.351, k = 8) auto goes on to the walk
     iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 8), "0.351", eps=2, digits=2, with_method=True)
     assert used == ("kfourier",) and iv.upper < F(1, 10**30)
+
+
+def test_chernoff_fit_values_its_own_point():
+    # the reverse's failure bounds are chosen in floats and certified in arb at the chosen (a, b):
+    # the float value must be the objective at that point.  L-BFGS-B's reported value need not be:
+    # on these inputs (a slab of the union bound at k = 64, q = 0.40, levels 0 .. 35 light) it
+    # claimed -2386.9 at a point worth -880.8, the float check passed, and the arb bound (correct,
+    # but 21 decades above eta) left the enclosure [lower, 2e-385] around 5e-407
+    from flint import arb
+    from exactdp.reductions.kfourier import tilt
+    M = 64 * 10**7
+    law = tilt._Law(40, F("0.40"), M, 192)
+    sub = law.light(35)
+    lpi = np.append(sub.lpi, math.log(float(sum(law.pi0[36:], arb(0)))))
+    u = np.append(sub.wf, law.wf[36])
+    x, edge = 0.9699792054217987, 4.2013767139603475e-05
+    a, b, val = tilt._chernoff_fit(lpi, u, u * u, M - 1, x, edge, above=True, a0=68156.18438980296,
+                                   sd=5.1889250552061295e-09)
+    e = lpi - a * u + b * u * u
+    direct = (M - 1) * float(e.max() + math.log(np.exp(e - e.max()).sum())) + a * x - b * edge
+    assert a >= 0 and b >= 0 and abs(direct - val) <= 1e-9 * abs(val), (val, direct)
+
+
+@pytest.mark.slow
+def test_reverse_at_k_64():
+    # k = 64, q = 0.40: eta ~5.3e-407 by one light box (levels 0 .. 34) and the union bound (~10 s)
+    r = ktilted_eta(reverse_canonical_pair(*DEPLOY, 64), "0.40", eps=2, rel=1e-4)
+    assert 0 < r.eta.lower and r.eta.relative_width() < 1e-3 and -408 < r.log10_eta < -405
