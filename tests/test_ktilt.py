@@ -253,9 +253,20 @@ def test_reverse_far_tail_routes_to_the_tilt(capsys):
     rec = json.loads(out.out)
     lo, hi = F(rec["eta"]["lower"]), F(rec["eta"]["upper"])
     assert 0 < lo < hi < F(1, 10**300) and (hi - lo) / hi < F(1, 10**3)
-    # where no light cut has small bounds (q = 0.351, k = 8) auto goes on to the walk
-    iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 8), "0.351", eps=2, digits=2, with_method=True)
-    assert used == ("kfourier",) and iv.upper < F(1, 10**30)
+    # above the route (q = 0.34, k = 16: eta ~1.9e-3) auto goes on to the walk
+    iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 16), "0.34", eps=2, digits=2, with_method=True)
+    assert used == ("kfourier",) and 0 < iv.lower and iv.relative_width() < 1e-2
+
+
+@pytest.mark.slow
+def test_reverse_heavy_counts_agree_with_the_walk():
+    # q = 0.351, k = 8: the levels above the light cut bounded count by count (their series with
+    # E_H = (1 + w t)^n); the walk's passes give a two-sided but wide bracket (~25 s)
+    P = reverse_canonical_pair(*DEPLOY, 8)
+    walk = methods.eta(P, "0.351", eps=2, digits=3, method="kfourier")
+    tilt = ktilted_eta(P, "0.351", eps=2, rel=1e-4)
+    assert 0 < walk.lower and walk.overlaps(tilt.eta) and tilt.eta.relative_width() < 1e-2
+    assert tilt.light < 40
 
 
 def test_chernoff_fit_values_its_own_point():

@@ -99,12 +99,20 @@ adds ``w_h e_(k-1)`` of the others, so ``R < thr`` forces their ``p_1 < X_heavy`
 ``x^(k-2) (x^2 - C(k,2) P) + k w_h x^(k-3) (x^2 - C(k-1,2) P) = T``): ``w_h`` below ``y``, a factor
 ``~e^(-t w_h)``.  The others' ``p_2`` is peeled in slabs ``(P_(i-1), P_i]`` from ``P2hi`` up
 (ratio :data:`HEAVY_RATIO`, each ``X_heavy(P_i)`` jointly with ``p_2 > P_(i-1)``) until the cap
-bound beyond the last is negligible.  ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.38`` at
-``k <= 16`` (and ``q >= 0.40`` to ``k = 32``, ``q = 0.42`` to ``k = 128``, ``k = 2`` from ``q =
-0.34``) relative width 5e-7 .. 7e-5 in 1-7 s; below (``q <= 0.37`` at ``k >= 16``, ``q = 0.34 ..
-0.36`` at ``k >= 4``) no light cut has small bounds (the next level's tilted count is too large
-for the union bound and too lumpy for the box: its count would have to be enumerated, as the
-forward top level's), and the walk answers where ``eta`` is not tiny.
+bound beyond the last is negligible.  Where Bonferroni's loss (``C(k,2) p_2``) makes that too
+weak (large ``k``, a heavy top light level), the heavy outputs are bounded by their count ``n``
+instead: all lowered to ``w_(J+1)``, ``R >= kappa [t^k] (1 + w_(J+1) t)^n E_L(t)``, whose series
+over the same light box gives its own point ``s_dn(n)`` (no Bonferroni), so ``C(M, n) pi_H^n
+m_L(t)^(M-n) e^(t s_dn(n))`` plus the box failures bound the count (or, from ``n = k - 1``, the
+linear ``e_k >= e_k(H) + e_(k-1)(H) p_1(L)``), in groups of counts up to the one where the heavy
+outputs alone exceed ``thr``.  Both bounds together must stay below :data:`HEAVY_SHARE` of the
+width asked.  Of the light cuts whose bounds pass, the first :data:`CUTS_COMPARED` (from the top)
+are compared by the series' gap ``t (s_dn - s_up)``.  ``L = 40``, ``N = 10^7``, ``lam = e^2``
+(``benchmarks/RESULTS.md``): every ``q`` in 0.34 .. 0.45 at ``k <= 16`` but ``k = 16``, ``q <=
+0.351`` (the walk's range, ``eta`` ~1e-11 and above), relative width 5e-5 .. 1e-4 in seconds,
+except ``k = 8``, ``q = 0.351`` (5.4e-3) and ``k = 16``, ``q = 0.36`` (6e-2); ``k = 32 .. 200`` at
+``q >= 0.42``, ``k <= 128`` at ``q = 0.40``; not (no light cut with small bounds) ``q <= 0.37`` at
+``k >= 32``.
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
@@ -923,6 +931,8 @@ class _Run:
 LIGHT_TRIES = 8
 #: the reverse: the first light cut is the top level whose tilted count is at least this
 COUNT_TOP = 1e-20
+#: the reverse: the light cuts whose bounds pass compared (by the series' gap) before choosing
+CUTS_COMPARED = 2
 #: the reverse: the heavy levels' union bound peels the others' p_2 in slabs of this ratio, at
 #: most HEAVY_TERMS bounds in all
 HEAVY_RATIO = 1.5
@@ -1030,14 +1040,33 @@ class _ReverseRun(_Run):
             raise PrecisionError("ktilt (reverse): no light law for the statistic")
         counts = M * sub.tilted(-t, sub.phi(*stat))
         first = max(j for j in range(first + 1) if counts[j] >= COUNT_TOP)
-        err = None
+        err, passed, planned = None, [], None
         for top in range(first, max(first - LIGHT_TRIES, 0), -1):
+            planned = None
             try:
                 self._plan(top)
-                return
+                passed.append((self._gap(), top))
+                planned = top
             except PrecisionError as e:
                 err = e
-        raise PrecisionError(f"ktilt (reverse): no light cut gives small failure bounds ({err})")
+            if len(passed) == CUTS_COMPARED:
+                break
+        if not passed:
+            raise PrecisionError(f"ktilt (reverse): no light cut gives small failure bounds ({err})")
+        best = min(passed)[1]
+        if best != planned:
+            self._plan(best)            # the state is the last cut tried's
+
+    def _gap(self) -> float:
+        """``t (s_dn - s_up)`` of the planned box (floats; the series' share of the relative
+        width, to compare cuts; ``inf`` where the points do not separate)."""
+        th = Series([arb(1)], self.kappa, self.k, self.boxes)
+        try:
+            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
+            s_up = _root_point(th, self.lam_lo, self.y, above=False)
+        except PrecisionError:
+            return math.inf
+        return self.t * float(s_dn - s_up)
 
     def _plan(self, top: int):
         law = self.law = self.full.light(top)
@@ -1053,7 +1082,12 @@ class _ReverseRun(_Run):
                         - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
         self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
         self.z, self.edges, self.fails = self._choose_box(len(law.wf))
-        self.heavy = self._heavy_fail()
+        edges = self.edges
+        self.boxes = _boxes(k, stat, law.w[-1], edges[2], edges[3], edges[4])
+        try:
+            self.heavy = self._heavy_fail()
+        except PrecisionError:
+            self.heavy = self._heavy_counts()
 
     # ------------------------------------------------ the bounds of p_1 (Bonferroni)
     def _x_two(self, P: float) -> arb:
@@ -1172,6 +1206,72 @@ class _ReverseRun(_Run):
                                               arb(edge) if two else None, above=True, a=a, b=b).exp()
         return total
 
+    def _heavy_counts(self) -> arb:
+        """``P[R < thr, some output above the light levels]`` by their count ``n`` (module doc):
+        with every heavy weight lowered to ``w_(J+1)`` (``e_k`` only falls) and the others light,
+        ``R >= R_n = kappa [t^k] (1 + w_(J+1) t)^n E_L(t)``, which grows with ``n``; zero from the
+        count where the heavy outputs alone exceed ``thr``.  The counts go in groups ``[n_a, n_b]``
+        (ratio :data:`HEAVY_RATIO`): ``sum C(M, n) pi_H^n`` times the least of (the light box's series
+        with ``E_H = (1 + w_(J+1) t)^(n_a)``, monotone from its point ``s_dn``) ``m_L(t)^(M - n)
+        e^(t s_dn)`` plus the box failures over ``M - n`` draws, and (``n_a >= k - 1``, ``e_k >=
+        e_k(H) + e_(k-1)(H) p_1(L)``) the Chernoff bound of ``p_1(L)`` below its linear point, each
+        at the group's worse end of ``M - n``.  Raises :class:`PrecisionError` where the sum is not
+        below ``HEAVY_SHARE`` of the width asked."""
+        full, law, M, k = self.full, self.law, self.law.M, self.k
+        top = len(law.wf) - 1
+        if top == len(full.wf) - 1:
+            return arb(0)
+        piH = sum(full.pi0[top + 1:], arb(0))
+        wh = full.w[top + 1]
+        budget = self.log_eta + math.log(self.rel * HEAVY_SHARE)
+        th0 = arb(self.t)
+        mlog = sum((p * (-th0 * x).exp() for p, x in zip(law.pi0, self.phia)), arb(0)).log()
+        fits = [(self._values(key), arb(edge), above, a, b, X) for key, v, edge, above, a, b, X in self.fails]
+        certified = math.inf               # the series is certified monotone from here on
+        total, logs = arb(0), []
+        na, mass_a = 1, M * piH            # C(M, n) pi_H^n at n = na
+        while True:
+            E = _heavy_poly(na, wh, k)
+            if self.kappa * E[k] > self.lam_hi:
+                break                       # R >= kappa e_k(H) > thr from this count on
+            nb = max(na, int(na * HEAVY_RATIO))
+            group, mass = arb(0), mass_a
+            for n in range(na, nb + 1):
+                group += mass
+                mass = mass * (M - n) / (n + 1) * piH
+            ends = (M - nb, M - na)
+            best = None
+            th = Series(E, self.kappa, k, self.boxes)
+            try:
+                y0 = th.root(th.main_value, self.lam, self.y)
+                s_dn = _root_point(th, self.lam_hi, y0, above=True)
+                lo = float(s_dn.lower())
+                if lo < certified:
+                    if not (lo > 0 and all(monotone_pieces(b, lo) for b in self.boxes)):
+                        raise PrecisionError("ktilt: no monotone range at a heavy count")
+                    certified = lo
+                best = max((nl * mlog + th0 * s_dn).exp() for nl in ends)
+                for va, ea, above, a, b, X in fits:
+                    best += max(_chernoff_arb(law.pi0, law.w, va, nl, X, ea, above=above, a=a, b=b).exp()
+                                for nl in ends)
+            except PrecisionError:
+                pass
+            if na >= k - 1:
+                xf = float(((self.lam_hi / self.kappa - E[k]) / E[k - 1]).upper())
+                a, _, e = _chernoff_fit(law.lpi, law.wf, None, ends[0], xf, 0.0, above=True, a0=self.t, sd=1.0)
+                b2 = max(_chernoff_arb(law.pi0, law.w, None, nl, arb(xf), None, above=True, a=a, b=0.0).exp()
+                         for nl in ends)
+                best = b2 if best is None or b2 < best else best
+            if best is None:
+                raise PrecisionError("ktilt: a heavy count without a bound")
+            term = group * best
+            total += term
+            logs.append(float(term.upper().log()) if term > 0 else -math.inf)
+            if float(np.logaddexp.reduce(np.array(logs))) > budget:
+                raise PrecisionError("ktilt: the heavy counts' bound is not small")
+            na, mass_a = nb + 1, mass
+        return total
+
     def _values(self, key: int):
         """The box statistic ``p_key`` per light level in arb."""
         return [w ** key for w in self.law.w]
@@ -1187,8 +1287,7 @@ class _ReverseRun(_Run):
 
     def single(self) -> dict:
         law, k, M = self.law, self.k, self.law.M
-        edges = self.edges
-        boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
+        boxes = self.boxes
         th = Series([arb(1)], self.kappa, k, boxes)
         ylo = self._monotone(boxes, self.xmin_lo)
         s_dn = _root_point(th, self.lam_hi, self.y, above=True)
