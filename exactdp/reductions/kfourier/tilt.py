@@ -573,18 +573,35 @@ class _Run:
         self.kappa = exact_arb(_kappa(M, k))
         self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
         self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
-        y, stat, t = _fixed_point(law, k, self.kappa, lam, BOX_Z[1])
+        self._tilt(law, *_fixed_point(law, k, self.kappa, lam, BOX_Z[1]), sign=1.0)
+        self.z = None
+
+    def _tilt(self, law: _Law, y: float, stat, t: float, *, sign: float):
+        """The float plan's state: the threshold point ``y``, the statistic, the tilt ``sign t``
+        (forward ``+``, reverse ``-``), the tilted law and ``eta``'s scale (``m^M e^(-sign t y) /
+        (t sd sqrt(2 pi))``, times ``lam`` forward; floats, the failure bounds' target)."""
+        M = law.M
         self.y, self.stat, self.t = y, stat, t
         self.tau, self.beta, self.gamma = stat
         self.phi = law.phi(*stat)
         self.phia = law.phi_arb(*stat)
-        self.Q = law.tilted(t, self.phi)
+        self.Q = law.tilted(sign * t, self.phi)
         sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
-        # eta's scale: lam m^M e^(-ty) / (t sd sqrt(2 pi)) (floats; the failure bounds' target)
-        self.log_eta = (math.log(float(lam)) + M * _log_m(law.lpi, t * self.phi) - t * y
+        lead = math.log(float(self.lam)) if sign > 0 else 0.0
+        self.log_eta = (lead + M * _log_m(law.lpi, sign * t * self.phi) - sign * t * y
                         - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
-        self.target = self.log_eta + math.log(rel * FAIL_SHARE)
-        self.z = None
+        self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
+
+    def _gap(self, boxes) -> float:
+        """``t (s_dn - s_up)`` of the one-box series over ``boxes`` (floats: the series' share of
+        the relative width, for the choices; ``inf`` where the points do not separate)."""
+        th = Series([arb(1)], self.kappa, self.k, boxes)
+        try:
+            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
+            s_up = _root_point(th, self.lam_lo, self.y, above=False)
+        except PrecisionError:
+            return math.inf
+        return self.t * float(s_dn - s_up)
 
     # ---------------------------------------------------------------- the box
     def _choose_box(self, light: int, extra=()):
@@ -606,23 +623,30 @@ class _Run:
             m, s = M * m1, math.sqrt(max(M * (m2 - m1 * m1), 1e-300))
             ends = []
             for above in (True, False):
-                for z in BOX_Z:
-                    edge = m + z * s if above else m - z * s
-                    if not above and edge <= 0:
-                        edge, z = 0.0, 0.0
-                        break
-                    a, b, e = _fail_dm(law, k, float(self.xmin_lo), v, edge, above=above, t0=self.t, sd=s)
-                    bq, eq = _fail_q(lq, v, M, edge, above=above, sd=s)
-                    if e <= self.target and eq <= math.log(self.rel * FAIL_SHARE) - 5:
-                        fails.append((key, v, edge, above, a, b, bq))
-                        break
-                else:
-                    raise PrecisionError("ktilt: no box of the power sums with a small enough failure bound")
+                edge, z, fit = self._edge(BOX_Z, m, s, v, lq, above=above, upper=lambda edge, above: _fail_dm(
+                    law, k, float(self.xmin_lo), v, edge, above=above, t0=self.t, sd=s))
+                if fit is not None:
+                    fails.append((key, v, edge, above, fit[0], fit[1], fit[3]))
                 ends.append(edge)
                 zmax = max(zmax, z)
             edges[key] = (ends[1], ends[0])
         self.z = zmax
         return zmax, edges, fails
+
+    def _edge(self, zs, m: float, s: float, v, lq, *, above: bool, upper):
+        """``(edge, z, (a, b, exponent, bq))``: the first ``z`` in ``zs`` whose edge ``m +- z s``
+        has the upper end's failure ``upper(edge, above)`` (float ``(a, b, exponent)``) below the
+        target and the tilted law's below the width (``(0, 0, None)`` where the edge below is
+        at 0: no failure)."""
+        for z in zs:
+            edge = m + z * s if above else m - z * s
+            if not above and edge <= 0:
+                return 0.0, 0.0, None
+            a, b, e = upper(edge, above)
+            bq, eq = _fail_q(lq, v, self.law.M, edge, above=above, sd=s)
+            if e <= self.target and eq <= math.log(self.rel * FAIL_SHARE) - 5:
+                return edge, z, (a, b, e, bq)
+        raise PrecisionError("ktilt: no box of the power sums with a small enough failure bound")
 
     def _fail_arb(self, fails, probs, n):
         """``(D_m failure, Q failure)`` bounds in arb for the chosen edges (``probs``: the tilted
@@ -642,17 +666,9 @@ class _Run:
     def single_width(self) -> float:
         """``t (s_dn - s_up)`` of the one-box series at ``BOX_Z[1]`` (floats: the relative width
         without enumeration, for the choice)."""
-        law, k = self.law, self.k
-        z = BOX_Z[1]
-        boxes = _boxes(k, self.stat, law.w[-1], *[(max(m - z * s, 0.0), m + z * s) for m, s in
-                                                  (_box_stats(law, self.Q, i) for i in (2, 3, 4))])
-        th = Series([arb(1)], self.kappa, k, boxes)
-        try:
-            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
-            s_up = _root_point(th, self.lam_lo, self.y, above=False)
-        except PrecisionError:
-            return math.inf
-        return self.t * float(s_dn - s_up)
+        law, z = self.law, BOX_Z[1]
+        return self._gap(_boxes(self.k, self.stat, law.w[-1], *[(max(m - z * s, 0.0), m + z * s) for m, s in
+                                                                (_box_stats(law, self.Q, i) for i in (2, 3, 4))]))
 
     def single(self) -> dict:
         law, k, M = self.law, self.k, self.law.M
@@ -1045,7 +1061,7 @@ class _ReverseRun(_Run):
             planned = None
             try:
                 self._plan(top)
-                passed.append((self._gap(), top))
+                passed.append((self._gap(self.boxes), top))
                 planned = top
             except PrecisionError as e:
                 err = e
@@ -1057,33 +1073,13 @@ class _ReverseRun(_Run):
         if best != planned:
             self._plan(best)            # the state is the last cut tried's
 
-    def _gap(self) -> float:
-        """``t (s_dn - s_up)`` of the planned box (floats; the series' share of the relative
-        width, to compare cuts; ``inf`` where the points do not separate)."""
-        th = Series([arb(1)], self.kappa, self.k, self.boxes)
-        try:
-            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
-            s_up = _root_point(th, self.lam_lo, self.y, above=False)
-        except PrecisionError:
-            return math.inf
-        return self.t * float(s_dn - s_up)
-
     def _plan(self, top: int):
         law = self.law = self.full.light(top)
-        k, M = self.k, law.M
-        y, stat, t = _fixed_point(law, k, self.kappa, self.lam, BOX_Z[1], reverse=True)
-        self.y, self.stat, self.t = y, stat, t
-        self.tau, self.beta, self.gamma = stat
-        self.phi = law.phi(*stat)
-        self.phia = law.phi_arb(*stat)
-        self.Q = law.tilted(-t, self.phi)
-        sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
-        self.log_eta = (M * _log_m(law.lpi, -t * self.phi) + t * y
-                        - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
-        self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
+        k = self.k
+        self._tilt(law, *_fixed_point(law, k, self.kappa, self.lam, BOX_Z[1], reverse=True), sign=-1.0)
         self.z, self.edges, self.fails = self._choose_box(len(law.wf))
         edges = self.edges
-        self.boxes = _boxes(k, stat, law.w[-1], edges[2], edges[3], edges[4])
+        self.boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
         try:
             self.heavy = self._heavy_fail()
         except PrecisionError:
@@ -1132,18 +1128,10 @@ class _ReverseRun(_Run):
             m, s = M * m1, math.sqrt(max(M * (m2 - m1 * m1), 1e-300))
             # p_2 above its edge: the light weights' cap; else p_2 <= P2hi (chosen first)
             X = self._x_cap(law.w[-1]) if (key, above) == (2, True) else self._x_two(edges[2][1])
-            for z in REVERSE_BOX_Z:
-                edge = m + z * s if above else m - z * s
-                if not above and edge <= 0:
-                    edge, z = 0.0, 0.0
-                    break
-                a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s)
-                bq, eq = _fail_q(lq, v, M, edge, above=above, sd=s)
-                if e <= self.target and eq <= math.log(self.rel * FAIL_SHARE) - 5:
-                    fails.append((key, v, edge, above, a, b, X))
-                    break
-            else:
-                raise PrecisionError("ktilt: no box of the power sums with a small enough failure bound")
+            edge, z, fit = self._edge(REVERSE_BOX_Z, m, s, v, lq, above=above, upper=lambda edge, above: _chernoff_fit(
+                law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s))
+            if fit is not None:
+                fails.append((key, v, edge, above, fit[0], fit[1], X))
             lo, hi = edges.get(key, (None, None))
             edges[key] = (lo, edge) if above else (edge, hi)
             zmax = max(zmax, z)
