@@ -267,6 +267,9 @@ def test_reverse_heavy_counts_agree_with_the_walk():
     tilt = ktilted_eta(P, "0.351", eps=2, rel=1e-4)
     assert 0 < walk.lower and walk.overlaps(tilt.eta) and tilt.eta.relative_width() < 1e-2
     assert tilt.light < 40
+    # q = 0.36, k = 16 (eta ~1.8e-31, a route bound of 10^-29.4): the walk alone reached [0, 1.9e-26]
+    iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 16), "0.36", eps=2, digits=3, with_method=True)
+    assert used == ("ktilt",) and 0 < iv.lower and iv.relative_width() < 0.1 and iv.upper < F(1, 10**30)
 
 
 def test_chernoff_fit_values_its_own_point():

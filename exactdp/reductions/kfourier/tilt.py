@@ -1,5 +1,6 @@
 r"""The k-copies statistic's far tail by tilting (part of :mod:`exactdp.reductions.kfourier`):
-certified forward ``eta`` far below the walk's reach (~1e-300) with relative precision.
+certified ``eta`` (forward and 003's reverse) far below the walk's reach (~1e-300) with relative
+precision.
 
 **Why the walk stops.**  The walk (:mod:`~exactdp.reductions.kfourier.walk`) enumerates the heavy
 levels under the untilted law; where ``eta`` is a large deviation of many outputs (``L = 40``,
@@ -108,11 +109,12 @@ linear ``e_k >= e_k(H) + e_(k-1)(H) p_1(L)``), in groups of counts up to the one
 outputs alone exceed ``thr``.  Both bounds together must stay below :data:`HEAVY_SHARE` of the
 width asked.  Of the light cuts whose bounds pass, the first :data:`CUTS_COMPARED` (from the top)
 are compared by the series' gap ``t (s_dn - s_up)``.  ``L = 40``, ``N = 10^7``, ``lam = e^2``
-(``benchmarks/RESULTS.md``): every ``q`` in 0.34 .. 0.45 at ``k <= 16`` but ``k = 16``, ``q <=
-0.351`` (the walk's range, ``eta`` ~1e-11 and above), relative width 5e-5 .. 1e-4 in seconds,
-except ``k = 8``, ``q = 0.351`` (5.4e-3) and ``k = 16``, ``q = 0.36`` (6e-2); ``k = 32 .. 200`` at
-``q >= 0.42``, ``k <= 128`` at ``q = 0.40``; not (no light cut with small bounds) ``q <= 0.37`` at
-``k >= 32``.
+(``benchmarks/RESULTS.md``, session 26): at ``k <= 16`` every ``q`` from 0.34 (``k <= 4``), 0.351
+(``k = 8``) and 0.36 (``k = 16``) to 0.45 (below: ``eta`` ~1e-11 and above, the walk's), relative
+width 5e-5 .. 1e-4 in seconds but ``k = 8``, ``q = 0.351`` 5.4e-3, ``k = 16``, ``q = 0.36`` 6e-2 and
+~8e-4 at ``k = 8``, ``q = 0.36`` and ``k = 16``, ``q = 0.37``; at ``k = 32 .. 200`` from ``q = 0.37 ..
+0.40`` (``k = 32``, ``q = 0.38`` 1.5e-3; ``k = 128``, ``200`` at ``q = 0.40`` 2e-3, 4e-3; 5e-5 from
+``q = 0.42``); below those no light cut has small bounds.
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
@@ -156,9 +158,10 @@ __all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE
 #: -127 at q = 0.415 (eta 1.3e-346 ... 5.6e-145)
 ROUTE = -120.0
 #: 003's reverse: the strategy answers where the Chernoff bound of ``P_D[p_1 < x_min(1 / lam)]`` is
-#: below ``10^REVERSE_ROUTE`` (as :data:`exactdp.engine.tilted.CHERNOFF_ROUTE` for ``k = 1``; the
-#: walk answers above)
-REVERSE_ROUTE = -30.0
+#: below ``10^REVERSE_ROUTE`` (the walk answers above: its reverse etas ~1e-11 .. 1e-3 to 1e-4 in
+#: seconds; L = 40, N = 10^7, lam = e^2: the bound is -29.4 at k = 16, q = 0.36, eta ~1.8e-31, where
+#: the walk reached only [0, 1.9e-26]; -9.2 at k = 16, q = 0.351, eta 5.8e-11)
+REVERSE_ROUTE = -20.0
 #: the box edges tried, in standard deviations under the tilted law (per statistic and side: the
 #: power sums ``p_2``, ``p_3``, ``p_4`` and the top level's count)
 BOX_Z = (6.0, 8.0, 11.0, 15.0, 20.0, 28.0, 40.0, 60.0, 90.0, 135.0, 200.0)
