@@ -132,6 +132,10 @@ def test_bad_input():
         ktilted_eta(reverse_canonical_pair(*DEPLOY, 1), "0.45", eps=2)
     with pytest.raises(ParameterError, match="light must"):
         ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2, light=41)
+    with pytest.raises(ParameterError, match="heavy applies"):
+        ktilted_eta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2, heavy=1)
+    with pytest.raises(ParameterError, match="heavy applies"):
+        ktilted_eta(canonical_pair(*DEPLOY, 2), "0.45", eps=2, light=30)
 
 
 @pytest.mark.slow

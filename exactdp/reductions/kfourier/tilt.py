@@ -546,6 +546,8 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     k, M = red.k, red.k * red.N
     with ctx.workprec(prec):
         law = _Law(red.d, q, M, prec)
+        if (red.forward and light is not None) or (not red.forward and heavy is not None):
+            raise ParameterError("heavy applies to the forward direction, light to the reverse")
         if not red.forward:
             if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
                 raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
