@@ -55,7 +55,8 @@ decisions give only an upper bound; :func:`~exactdp.reductions.kfourier.tilt.kti
 ``method="ktilt"``, before the walk under ``auto``, declining above its route).  003's reverse the
 same way below ``10^tilt.REVERSE_ROUTE`` (the lower tail of ``R``: the light levels by one box, the
 heavy ones by a union bound or by their count; at ``L = 40``, ``N = 10^7``, ``lam = e^2`` every
-``q`` from 0.34 at ``k <= 8``, from 0.36 at ``k = 16``, from 0.37 .. 0.40 at ``k = 32 .. 200``).
+``q`` from 0.34 at ``k <= 4``, 0.351 at ``k = 8``, 0.36 at ``k = 16``, 0.37 .. 0.40 at ``k = 32 ..
+200``; below, the walk's range or no light cut with small bounds).
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)
