@@ -1131,16 +1131,53 @@ class _ReverseRun(_Run):
             v = law.wf ** key
             m1, m2 = float((Q * v).sum()), float((Q * v * v).sum())
             m, s = M * m1, math.sqrt(max(M * (m2 - m1 * m1), 1e-300))
-            # p_2 above its edge: the light weights' cap; else p_2 <= P2hi (chosen first)
-            X = self._x_cap(law.w[-1]) if (key, above) == (2, True) else self._x_two(edges[2][1])
-            edge, z, fit = self._edge(REVERSE_BOX_Z, m, s, v, lq, above=above, upper=lambda edge, above: _chernoff_fit(
-                law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s))
-            if fit is not None:
-                fails.append((key, v, edge, above, fit[0], fit[1], X))
+            if (key, above) == (2, True):
+                # p_2 above its edge: peeled in slabs (chosen first); the others with p_2 <= P2hi
+                slabs = {}
+                edge, z, fit = self._edge(REVERSE_BOX_Z, m, s, v, lq, above=True,
+                                          upper=lambda edge, above: self._p2_slabs(edge, s, slabs))
+                fails.append((key, v, edge, above, None, None, None))
+                self.slabs = slabs[edge]
+            else:
+                X = self._x_two(edges[2][1])
+                edge, z, fit = self._edge(REVERSE_BOX_Z, m, s, v, lq, above=above, upper=lambda edge, above: _chernoff_fit(
+                    law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s))
+                if fit is not None:
+                    fails.append((key, v, edge, above, fit[0], fit[1], X))
             lo, hi = edges.get(key, (None, None))
             edges[key] = (lo, edge) if above else (edge, hi)
             zmax = max(zmax, z)
         return zmax, edges, fails
+
+    def _p2_slabs(self, edge: float, sd: float, plans: dict):
+        """Float ``(0, 0, exponent)`` of ``P[R < thr, all light, p_2 > edge]`` peeled in slabs
+        ``(P_(i-1), P_i]`` (``P_0 = edge``, ratio :data:`HEAVY_RATIO`): in a slab ``p_1 < X(P_i)``
+        jointly with ``p_2 > P_(i-1)``, beyond the last ``p_1 < X_cap(w_J)`` (Bonferroni, module
+        doc); the slabs' ``(P_(i-1), X, a, b)`` go to ``plans[edge]``."""
+        law, M = self.law, self.law.M
+        v = law.wf ** 2
+        P, terms, xc = edge, [], self._x_cap(law.w[-1])
+        for _ in range(HEAVY_TERMS):
+            a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(xc), P, above=True, a0=self.t, sd=sd)
+            if e <= self.target - math.log(HEAVY_TERMS):
+                terms.append((P, xc, a, b, e))
+                break
+            X = self._x_two(P * HEAVY_RATIO)
+            a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(X), P, above=True, a0=self.t, sd=sd)
+            terms.append((P, X, a, b, e))
+            P *= HEAVY_RATIO
+        else:
+            return 0.0, 0.0, math.inf
+        plans[edge] = terms
+        logs = np.array([t[-1] for t in terms])
+        return 0.0, 0.0, float(logs.max() + math.log(np.exp(logs - logs.max()).sum()))
+
+    def _upper_fits(self):
+        """The upper end's box failure bounds ``(values, edge, above, a, b, X)`` (arb edge; the
+        slabs of ``p_2`` above its edge in place of its one edge)."""
+        out = [(self._values(key), arb(edge), above, a, b, X)
+               for key, v, edge, above, a, b, X in self.fails if X is not None]
+        return out + [(self._values(2), arb(P), True, a, b, X) for P, X, a, b, _ in self.slabs]
 
     def _heavy_fail(self):
         """Float check and arb bound of ``P[R < thr, some output above the light levels]``: the
@@ -1219,7 +1256,7 @@ class _ReverseRun(_Run):
         budget = self.log_eta + math.log(self.rel * HEAVY_SHARE)
         th0 = arb(self.t)
         mlog = sum((p * (-th0 * x).exp() for p, x in zip(law.pi0, self.phia)), arb(0)).log()
-        fits = [(self._values(key), arb(edge), above, a, b, X) for key, v, edge, above, a, b, X in self.fails]
+        fits = self._upper_fits()
         certified = math.inf               # the series is certified monotone from here on
         total, logs = arb(0), []
         na, mass_a = 1, M * piH            # C(M, n) pi_H^n at n = na
@@ -1274,8 +1311,8 @@ class _ReverseRun(_Run):
         the heavy levels' union bound."""
         law, M = self.law, self.law.M
         fail = self.heavy
-        for key, v, edge, above, a, b, X in self.fails:
-            fail += _chernoff_arb(law.pi0, law.w, self._values(key), M, X, arb(edge), above=above, a=a, b=b).exp()
+        for va, ea, above, a, b, X in self._upper_fits():
+            fail += _chernoff_arb(law.pi0, law.w, va, M, X, ea, above=above, a=a, b=b).exp()
         return fail
 
     def single(self) -> dict:
