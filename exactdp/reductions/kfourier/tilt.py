@@ -93,8 +93,9 @@ bound is Bonferroni's (over the repeated indices of ``p_1^k``, every weight ``>=
 so ``R < thr`` and ``p_2 <= P`` force ``p_1 < X(P)`` (``x^(k-2) (x^2 - C(k,2) P) = T``, ``T = thr
 k! / kappa``), and with every weight at most ``om`` (``p_2 <= om p_1``) ``p_1 < X_cap(om)``
 (``x^(k-1) (x - C(k,2) om) = T``); each failure is a two-dimensional Chernoff bound ``E_D[e^(a (X -
-p_1) +- b (V - edge))]`` (``a, b >= 0`` in floats, the bound in arb): ``p_2`` above its edge with
-``X_cap(w_J)``, the others with ``X(P2hi)``.  A heavy output at level ``h`` (a union bound: ``M
+p_1) +- b (V - edge))]`` (``a, b >= 0`` in floats, the bound in arb): ``p_2`` above its edge
+peeled in slabs ``(P_(i-1), P_i]`` (``X(P_i)`` jointly with ``p_2 > P_(i-1)``, beyond the last
+``X_cap(w_J)``), the others with ``X(P2hi)``.  A heavy output at level ``h`` (a union bound: ``M
 pi0_h`` times the others' law, their heavy weights lowered to ``w_(J+1)``, ``e_k`` only falls)
 adds ``w_h e_(k-1)`` of the others, so ``R < thr`` forces their ``p_1 < X_heavy`` (the root of
 ``x^(k-2) (x^2 - C(k,2) P) + k w_h x^(k-3) (x^2 - C(k-1,2) P) = T``): ``w_h`` below ``y``, a factor
@@ -111,10 +112,9 @@ width asked.  Of the light cuts whose bounds pass, the first :data:`CUTS_COMPARE
 are compared by the series' gap ``t (s_dn - s_up)``.  ``L = 40``, ``N = 10^7``, ``lam = e^2``
 (``benchmarks/RESULTS.md``, session 26): at ``k <= 16`` every ``q`` from 0.34 (``k <= 4``), 0.351
 (``k = 8``) and 0.36 (``k = 16``) to 0.45 (below: ``eta`` ~1e-11 and above, the walk's), relative
-width 5e-5 .. 1e-4 in seconds but ``k = 8``, ``q = 0.351`` 5.4e-3, ``k = 16``, ``q = 0.36`` 6e-2 and
-~8e-4 at ``k = 8``, ``q = 0.36`` and ``k = 16``, ``q = 0.37``; at ``k = 32 .. 200`` from ``q = 0.37 ..
-0.40`` (``k = 32``, ``q = 0.38`` 1.5e-3; ``k = 128``, ``200`` at ``q = 0.40`` 2e-3, 4e-3; 5e-5 from
-``q = 0.42``); below those no light cut has small bounds.
+width 5e-5 .. 2e-4 in seconds but ``k = 8``, ``q = 0.351`` 1.9e-3 and ``k = 16``, ``q = 0.36`` 5e-3;
+at ``k = 32 .. 200`` from ``q = 0.37 .. 0.40`` (``k = 32``, ``q = 0.37`` 3.3e-3; ``k = 64``, ``q =
+0.38`` 2e-3; 5e-5 .. 2e-4 from ``q = 0.40``); below those no light cut has small bounds.
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
