@@ -1029,6 +1029,22 @@ def _x_point(g, gf, lo: float, T: arb) -> arb:
     raise PrecisionError("ktilt: no certified bound of p_1 below the reverse threshold")
 
 
+def _peel(P: float, fit, xs, cap, floor: float):
+    """The slabs ``(P_(i-1), P_i]`` of ``p_2`` from ``P_0 = P``, ``P_i = HEAVY_RATIO P_(i-1)``
+    (module doc): a slab's terms ``fit(tag, X, P_(i-1))`` for ``(tag, X)`` in ``xs(P_i)``, until
+    the cap's ``fit(None, cap, P_(i-1))`` (``p_2`` beyond the slabs) is at most ``floor`` and closes
+    the list; ``[(tag, X, P_(i-1), a, b, log bound)]``, or ``None`` past :data:`HEAVY_TERMS`."""
+    terms = []
+    while len(terms) < HEAVY_TERMS:
+        a, b, e = fit(None, cap, P)
+        if e <= floor:
+            return terms + [(None, cap, P, a, b, e)]
+        P1 = P * HEAVY_RATIO
+        terms += [(tag, X, P) + tuple(fit(tag, X, P)) for tag, X in xs(P1)]
+        P = P1
+    return None
+
+
 class _ReverseRun(_Run):
     """003's reverse (module doc, "The reverse direction"): ``eta = P_D[R < 1 / lam]`` over the
     ``M`` null outputs, the light levels ``0 .. J`` by one box, the heavy ones by a union bound."""
@@ -1140,8 +1156,10 @@ class _ReverseRun(_Run):
                 self.slabs = slabs[edge]
             else:
                 X = self._x_two(edges[2][1])
-                edge, z, fit = self._edge(REVERSE_BOX_Z, m, s, v, lq, above=above, upper=lambda edge, above: _chernoff_fit(
-                    law.lpi, law.wf, v, M, float(X), edge, above=above, a0=self.t, sd=s))
+                edge, z, fit = self._edge(
+                    REVERSE_BOX_Z, m, s, v, lq, above=above,
+                    upper=lambda edge, above: _chernoff_fit(law.lpi, law.wf, v, M, float(X), edge,
+                                                            above=above, a0=self.t, sd=s))
                 if fit is not None:
                     fails.append((key, v, edge, above, fit[0], fit[1], X))
             lo, hi = edges.get(key, (None, None))
@@ -1156,19 +1174,15 @@ class _ReverseRun(_Run):
         doc); the slabs' ``(P_(i-1), X, a, b)`` go to ``plans[edge]``."""
         law, M = self.law, self.law.M
         v = law.wf ** 2
-        P, terms, xc = edge, [], self._x_cap(law.w[-1])
-        for _ in range(HEAVY_TERMS):
-            a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(xc), P, above=True, a0=self.t, sd=sd)
-            if e <= self.target - math.log(HEAVY_TERMS):
-                terms.append((P, xc, a, b, e))
-                break
-            X = self._x_two(P * HEAVY_RATIO)
-            a, b, e = _chernoff_fit(law.lpi, law.wf, v, M, float(X), P, above=True, a0=self.t, sd=sd)
-            terms.append((P, X, a, b, e))
-            P *= HEAVY_RATIO
-        else:
+
+        def fit(tag, X, P):
+            return _chernoff_fit(law.lpi, law.wf, v, M, float(X), P, above=True, a0=self.t, sd=sd)
+
+        terms = _peel(edge, fit, lambda P: [(2, self._x_two(P))], self._x_cap(law.w[-1]),
+                      self.target - math.log(HEAVY_TERMS))
+        if terms is None:
             return 0.0, 0.0, math.inf
-        plans[edge] = terms
+        plans[edge] = [(P, X, a, b, e) for _, X, P, a, b, e in terms]
         logs = np.array([t[-1] for t in terms])
         return 0.0, 0.0, float(logs.max() + math.log(np.exp(logs - logs.max()).sum()))
 
@@ -1206,28 +1220,26 @@ class _ReverseRun(_Run):
         lm = math.log(M)
         # the union bound's share of the width asked (all its terms together)
         budget = self.log_eta + math.log(self.rel * HEAVY_SHARE)
-        terms = []                      # (log mass, values, v or None, x, edge, a, b)
+        heavy = range(top + 1, len(full.wf))
+        terms = []                      # (level or None, two-dimensional?, x, edge, a, b, log bound)
         P = self.edges[2][1]
-        for h in range(top + 1, len(full.wf)):
+        for h in heavy:
             xh = self._x_heavy(P, full.w[h])
             a, _, e = _chernoff_fit(lpi, u, None, M - 1, float(xh), 0.0, above=True, a0=self.t, sd=1.0)
             terms.append((h, None, xh, 0.0, a, 0.0, e + lm + float(full.lpi[h])))
-        for _ in range(HEAVY_TERMS):
-            a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(xc), P, above=True, a0=self.t, sd=sd)
-            if e + lm + lpiH <= budget - math.log(HEAVY_TERMS):
-                terms.append((None, True, xc, P, a, b, e + lm + lpiH))
-                break
-            P1 = P * HEAVY_RATIO
-            for h in range(top + 1, len(full.wf)):
-                xh = self._x_heavy(P1, full.w[h])
-                a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(xh), P, above=True, a0=self.t, sd=sd)
-                terms.append((h, True, xh, P, a, b, e + lm + float(full.lpi[h])))
-            P = P1
-            if len(terms) > HEAVY_TERMS:
-                break
+
+        def fit(h, X, P):
+            a, b, e = _chernoff_fit(lpi, u, v, M - 1, float(X), P, above=True, a0=self.t, sd=sd)
+            return a, b, e + lm + (lpiH if h is None else float(full.lpi[h]))
+
+        slabs = _peel(P, fit, lambda P1: [(h, self._x_heavy(P1, full.w[h])) for h in heavy], xc,
+                      budget - math.log(HEAVY_TERMS))
+        if slabs is None:
+            raise PrecisionError("ktilt: the heavy levels' union bound is not small")
+        terms += [(h, True, X, P, a, b, e) for h, X, P, a, b, e in slabs]
         logs = np.array([tm[-1] for tm in terms])
         worst = float(logs.max() + math.log(np.exp(logs - logs.max()).sum()))
-        if worst > budget or terms[-1][0] is not None:
+        if worst > budget:
             raise PrecisionError("ktilt: the heavy levels' union bound is not small")
         total = arb(0)
         for h, two, x, edge, a, b, _ in terms:
