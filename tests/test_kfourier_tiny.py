@@ -140,10 +140,10 @@ def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity
     assert f"{lead}`{printed}`" in _readme(), printed
 
 
-@pytest.mark.parametrize("k", [2, 4, 8])
+@pytest.mark.parametrize("k", [2, 4, 8, 16])
 def test_readme_quotes_of_the_reverse_at_q_0351(capsys, k):
-    """README's 003's-reverse etas at q = 0.351 (seconds each; k = 2, 4 by the tilt, k = 8 by the
-    walk), fresh from the command line."""
+    """README's 003's-reverse etas at q = 0.351 (seconds each, by the tilt; k = 16 with the levels
+    above its light cut enumerated), fresh from the command line."""
     printed = _printed(capsys, "eta", "0.351", k, "reverse")
     assert f"`{printed}` at k = {k}" in _readme(), printed
 

@@ -302,3 +302,40 @@ def test_reverse_at_k_64():
     # k = 64, q = 0.40: eta ~5.3e-407 by one light box (levels 0 .. 34) and the union bound (~10 s)
     r = ktilted_eta(reverse_canonical_pair(*DEPLOY, 64), "0.40", eps=2, rel=1e-4)
     assert 0 < r.eta.lower and r.eta.relative_width() < 1e-3 and -408 < r.log10_eta < -405
+
+
+def test_reverse_enumerated_levels_contain_the_exact_tree_value():
+    # L = 5, N = 1000, k = 2, q = 0.2446, lam = 8 with the cut forced at level 3: levels 4 and 5
+    # enumerated (each count vector its integral or its Chernoff cap); the failures are wide at
+    # this N (the enumerated levels' untilted count M pi0 ~27 enters them as ~e^27), so the check
+    # is the containment and the lower end (the vectors' integrals) within 10 % of the tree
+    P = reverse_canonical_pair(1000, 5, 2)
+    tree = kcopies_eta(P, "0.2446", F(8), tol=1e-20)
+    r = ktilted_eta(P, "0.2446", F(8), rel=1e-3, route=None, light=3)
+    assert r.enumerated == (4, 5) and tree.relative_width() < 1e-5
+    assert r.eta.lower <= tree.lower and tree.upper <= r.eta.upper and r.eta.lower > tree.lower * 0.9
+    # unforced, the plain cut at level 4 wins the comparison of expected widths
+    plain = ktilted_eta(P, "0.2446", F(8), rel=1e-3, route=None)
+    assert plain.enumerated == () and plain.light == 4 and plain.eta.relative_width() < 0.1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k, q", [(8, "0.34"), (32, "0.36")])
+def test_reverse_enumerated_levels_agree_with_the_walk(k, q):
+    # eta ~5.0e-11 (k = 8) and ~1.3e-10 (k = 32): the levels above the light cut the tilted law
+    # still visits enumerated (~20 s each); the walk's passes (a few s) reach 1.6e-3 and ~5e-3
+    P = reverse_canonical_pair(*DEPLOY, k)
+    walk = methods.eta(P, q, eps=2, digits=3, method="kfourier")
+    r = ktilted_eta(P, q, eps=2, rel=1e-4)
+    assert r.enumerated and r.eta.relative_width() < 1e-3, r
+    assert 0 < walk.lower and walk.overlaps(r.eta), (walk, r.eta)
+
+
+@pytest.mark.slow
+def test_reverse_at_k_128_by_enumerated_levels():
+    # k = 128, q = 0.38: no plain light cut passes (level 35's tilted share ~1e-5 of eta is more
+    # than any bound of it may take); the walk's passes give only [0, 5.41e-18] in 300 s.  auto
+    # routes to the tilt (~50 s): eta ~2.234e-18 to 1e-3
+    iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 128), "0.38", eps=2, digits=3, with_method=True)
+    assert used == ("ktilt",) and 0 < iv.lower and iv.relative_width() < 1e-3
+    assert F(2, 10**18) < iv.lower and iv.upper < F(541, 10**20)

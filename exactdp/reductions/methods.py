@@ -110,8 +110,11 @@ KTILT_FLOOR = 1e-7
 KTILT_WALK_REACH = 290
 KTILT_WALK_WIDTH = 1e-3
 #: ... at k up to this (beyond, a walk at eta ~1e-150 runs for many minutes: k = 128, q = 0.415,
-#: the tilt's 1.1e-3 is the answer, marked wider than asked)
+#: the tilt's 1.1e-3 is the answer, marked wider than asked), or at any k where the tilt's upper
+#: end is above 10^-KTILT_WALK_NEAR (003's reverse, k = 200, q = 0.38: the tilt 2.7e-3 around
+#: 3.1e-11, the walk 1e-3 in ~15 s)
 KTILT_WALK_MAX_K = 16
+KTILT_WALK_NEAR = 20
 
 #: Grid step of the lattice brackets when ``method="lattice"`` or ``"minority"``.
 LATTICE_STEP = Fraction(1, 64)
@@ -250,7 +253,8 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         except PrecisionError as e:
             raise CapacityError(str(e)) from None
         if (iv.relative_width() > max(10.0 ** -opt.digits, KTILT_WALK_WIDTH)
-                and iv.upper > Fraction(1, 10**KTILT_WALK_REACH) and P.k <= KTILT_WALK_MAX_K):
+                and iv.upper > Fraction(1, 10**KTILT_WALK_REACH)
+                and (P.k <= KTILT_WALK_MAX_K or iv.upper > Fraction(1, 10**KTILT_WALK_NEAR))):
             # wider than asked where the walk still reaches: its passes too, the intersection
             # (L = 40, N = 10^7, lam = e^2, k = 2, q = 0.41: the tilt [1.4e-153, 9.7e-147], the
             # walk 1.394e-153 to 2e-4)

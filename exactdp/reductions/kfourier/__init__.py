@@ -54,9 +54,10 @@ decisions give only an upper bound; :func:`~exactdp.reductions.kfourier.tilt.kti
 (the series enclosure under the tilted law, the top level's count enumerated where it is small;
 ``method="ktilt"``, before the walk under ``auto``, declining above its route).  003's reverse the
 same way below ``10^tilt.REVERSE_ROUTE`` (the lower tail of ``R``: the light levels by one box, the
-heavy ones by a union bound or by their count; at ``L = 40``, ``N = 10^7``, ``lam = e^2`` every
-``q`` from 0.34 at ``k <= 4``, 0.351 at ``k = 8``, 0.36 at ``k = 16``, 0.37 .. 0.40 at ``k = 32 ..
-200``; below, the walk's range or no light cut with small bounds).
+heavy ones by a union bound, by their count, or the levels the tilted law still visits enumerated;
+at ``L = 40``, ``N = 10^7``, ``lam = e^2`` every ``q`` measured from 0.34 at ``k <= 8``, 0.351 at
+``k = 16``, 0.36 at ``k = 32``, 0.37 at ``k = 64``, 0.38 at ``k = 128, 200``; above the route, the
+walk's range).
 
 >>> from exactdp.reductions.pairs import reverse_canonical_pair
 >>> iv = kfourier_eta(reverse_canonical_pair(5000, 5, 2), "1/5", Fraction(11, 10), tol=1e-6)

@@ -108,13 +108,27 @@ over the same light box gives its own point ``s_dn(n)`` (no Bonferroni), so ``C(
 m_L(t)^(M-n) e^(t s_dn(n))`` plus the box failures bound the count (or, from ``n = k - 1``, the
 linear ``e_k >= e_k(H) + e_(k-1)(H) p_1(L)``), in groups of counts up to the one where the heavy
 outputs alone exceed ``thr``.  Both bounds together must stay below :data:`HEAVY_SHARE` of the
-width asked.  Of the light cuts whose bounds pass, the first :data:`CUTS_COMPARED` (from the top)
-are compared by the series' gap ``t (s_dn - s_up)``.  ``L = 40``, ``N = 10^7``, ``lam = e^2``
-(``benchmarks/RESULTS.md``, session 26): at ``k <= 16`` every ``q`` from 0.34 (``k <= 4``), 0.351
-(``k = 8``) and 0.36 (``k = 16``) to 0.45 (below: ``eta`` ~1e-11 and above, the walk's), relative
-width 5e-5 .. 2e-4 in seconds but ``k = 8``, ``q = 0.351`` 1.9e-3 and ``k = 16``, ``q = 0.36`` 5e-3;
-at ``k = 32 .. 200`` from ``q = 0.37 .. 0.40`` (``k = 32``, ``q = 0.37`` 3.3e-3; ``k = 64``, ``q =
-0.38`` 2e-3; 5e-5 .. 2e-4 from ``q = 0.40``); below those no light cut has small bounds.
+width asked.  Where neither holds (a level above the cut the tilted law still visits: at ``k =
+128``, ``q = 0.38`` level 34 ~0.03 times, level 35 ~1e-5 times, a share of ``eta`` no bound can
+hide) those levels ``J + 1 .. H`` (tilted count at least :data:`ENUM_COUNT` times the width asked)
+are *enumerated*: for each count vector ``n`` in a window ``n_j <= m_j``
+
+    P_D[counts n, the rest light, R < thr] = (multinomial) prod pi0_j^(n_j) P[Y_L < s(n)]
+
+over the ``M - |n|`` light draws, the series with ``E_H(t) = prod (1 + w_j t)^(n_j)`` giving the
+points ``s_dn(n)``, ``s_up(n)`` (monotone above Maclaurin's ``kappa [t^k] E_H(t) e^(t p_1(L)) <
+thr``), its own tilt, a Chernoff cap in place of the integral where that is below its share;
+the levels above ``H`` by the union bound; the light box's failures and the window's (``n_j >
+m_j``, jointly with ``p_1(L) < X(P2hi)``) as two-dimensional Chernoff bounds under ``D`` with the
+enumerated outputs of weight 0 in the light statistics (``e_k`` only falls; their untilted count
+``M pi0_j`` then enters the bound as a factor ``~e^(M pi0_j)``: small at deployment scale, large at
+``N ~ 10^3``, where the plain cut wins the comparison).  Of the light cuts whose bounds pass, the
+first :data:`CUTS_COMPARED` (from the top) are compared by their expected relative width, the
+series' gap ``t (s_dn - s_up)`` plus the upper end's failures over ``eta``'s scale.  ``L = 40``,
+``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``, session 27): every ``q`` from 0.34 (``k <=
+8``), 0.351 (``k = 16``), 0.36 (``k = 32``), 0.37 (``k = 64``), 0.38 (``k = 128``, ``200``) to 0.45,
+relative width 5e-5 .. 3e-4 in seconds to a minute (on that grid of ``q``), but ``k = 200``, ``q =
+0.38`` 2.7e-3 (there the walk runs too); above :data:`REVERSE_ROUTE` the walk answers.
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
@@ -158,10 +172,11 @@ __all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE
 #: -127 at q = 0.415 (eta 1.3e-346 ... 5.6e-145)
 ROUTE = -120.0
 #: 003's reverse: the strategy answers where the Chernoff bound of ``P_D[p_1 < x_min(1 / lam)]`` is
-#: below ``10^REVERSE_ROUTE`` (the walk answers above: its reverse etas ~1e-11 .. 1e-3 to 1e-4 in
-#: seconds; L = 40, N = 10^7, lam = e^2: the bound is -29.4 at k = 16, q = 0.36, eta ~1.8e-31, where
-#: the walk reached only [0, 1.9e-26]; -9.2 at k = 16, q = 0.351, eta 5.8e-11)
-REVERSE_ROUTE = -20.0
+#: below ``10^REVERSE_ROUTE``, the walk above (its reverse etas ~1e-3 .. 1e-4 in seconds).  L = 40,
+#: N = 10^7, lam = e^2: the bound is -9.3 at k = 8, q = 0.34 (eta 5.0e-11: the walk 1.6e-3, the tilt
+#: 2.4e-4), -8.9 at k = 32, q = 0.36 (eta 1.3e-10: the walk wider than 1e-3, the tilt 2.6e-4), -5.6
+#: at k = 64, q = 0.36449 and -3.0 at k = 200, q = 0.3712 (eta 4e-7, 2.3e-4: the walk's)
+REVERSE_ROUTE = -8.0
 #: the box edges tried, in standard deviations under the tilted law (per statistic and side: the
 #: power sums ``p_2``, ``p_3``, ``p_4`` and the top level's count)
 BOX_Z = (6.0, 8.0, 11.0, 15.0, 20.0, 28.0, 40.0, 60.0, 90.0, 135.0, 200.0)
@@ -186,7 +201,8 @@ class KTilted:
     top count's route: the mode's, in total ``Y``), the growth ``rho``, the widest box edge ``z``
     (standard deviations), ``log10`` of the failure bound relative to ``eta`` (``fail``),
     ``log10_eta`` (the middle, a float), the integrals and the seconds; 003's reverse: the top
-    light level ``light`` (``rho = 0``)."""
+    light level ``light`` (``rho = 0``) and the levels above it whose counts were enumerated
+    (``enumerated``; empty where the union bound or the count bound held)."""
 
     eta: Interval
     t: float
@@ -200,6 +216,7 @@ class KTilted:
     integrals: int
     seconds: float
     light: int | None = None
+    enumerated: tuple = ()
 
 
 class _Law:
@@ -552,10 +569,11 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
             if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
                 raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
             run = _ReverseRun(law, k, _lam_arb(lam, eps), rel, light=light)
-            res = run.single()
+            res = run.answer()
             return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
                            res["fail"], res["log10"], res["integrals"], time.time() - t0,
-                           light=len(run.law.wf) - 1)
+                           light=len(run.law.wf) - 1,
+                           enumerated=tuple(run.enum["levels"]) if run.enum is not None else ())
         run = _Run(law, k, _lam_arb(lam, eps), rel)
         if heavy is None:
             # the top level's count enumerated where the one box is too wide and the count is
@@ -952,7 +970,7 @@ class _Run:
 LIGHT_TRIES = 8
 #: the reverse: the first light cut is the top level whose tilted count is at least this
 COUNT_TOP = 1e-20
-#: the reverse: the light cuts whose bounds pass compared (by the series' gap) before choosing
+#: the reverse: the light cuts whose bounds pass compared (by the expected width) before choosing
 CUTS_COMPARED = 2
 #: the reverse: the heavy levels' union bound peels the others' p_2 in slabs of this ratio, at
 #: most HEAVY_TERMS bounds in all
@@ -963,6 +981,13 @@ HEAVY_SHARE = 0.1
 #: the reverse: the box edges tried (the forward's and wider: a light top level the tilted law
 #: visits rarely moves p_3, p_4 by many standard deviations)
 REVERSE_BOX_Z = BOX_Z + (300.0, 450.0, 700.0, 1000.0, 1500.0, 2500.0)
+#: the reverse: where both heavy bounds fail, the levels above the cut whose tilted count is at
+#: least ENUM_COUNT times the width asked are enumerated (at most ENUM_LEVELS levels, their count
+#: vectors at most ENUM_VECTORS, each count at most ENUM_MAX_COUNT)
+ENUM_COUNT = 1e-4
+ENUM_LEVELS = 3
+ENUM_VECTORS = 4000
+ENUM_MAX_COUNT = 200
 
 
 def _chernoff_fit(lpi, u, v, n: int, x: float, edge: float, *, above: bool, a0: float, sd: float):
@@ -1082,7 +1107,7 @@ class _ReverseRun(_Run):
             planned = None
             try:
                 self._plan(top)
-                passed.append((self._gap(self.boxes), top))
+                passed.append((self._width(), top))
                 planned = top
             except PrecisionError as e:
                 err = e
@@ -1090,9 +1115,22 @@ class _ReverseRun(_Run):
                 break
         if not passed:
             raise PrecisionError(f"ktilt (reverse): no light cut gives small failure bounds ({err})")
-        best = min(passed)[1]
-        if best != planned:
-            self._plan(best)            # the state is the last cut tried's
+        self.order = [top for _, top in sorted(passed)]
+        if self.order[0] != planned:
+            self._plan(self.order[0])   # the state is the last cut tried's
+
+    def answer(self) -> dict:
+        """:meth:`single` of the cut chosen, else of the next one compared where a certificate
+        fails in its integrals (a tilted law whose decay is not proved)."""
+        err = None
+        for top in getattr(self, "order", [len(self.law.wf) - 1]):
+            if top != len(self.law.wf) - 1:
+                self._plan(top)
+            try:
+                return self.single()
+            except PrecisionError as e:
+                err = e
+        raise err
 
     def _plan(self, top: int):
         law = self.law = self.full.light(top)
@@ -1101,10 +1139,22 @@ class _ReverseRun(_Run):
         self.z, self.edges, self.fails = self._choose_box(len(law.wf))
         edges = self.edges
         self.boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
+        self.enum = None
         try:
             self.heavy = self._heavy_fail()
         except PrecisionError:
-            self.heavy = self._heavy_counts()
+            try:
+                self.heavy = self._heavy_counts()
+            except PrecisionError:
+                self._plan_enum()
+        # the upper end's failures (no integral): with the series' gap, the cuts' comparison
+        self.fail = self._box_fail() if self.enum is None else self.heavy + self._enum_fail()
+
+    def _width(self) -> float:
+        """The plan's relative width expected (floats, for the choice of the cut): the series'
+        gap ``t (s_dn - s_up)`` and the upper end's failures against ``eta``'s scale."""
+        lf = float(self.fail.upper().log()) if self.fail > 0 else -math.inf
+        return self._gap(self.boxes) + math.exp(min(lf - self.log_eta, 700.0))
 
     # ------------------------------------------------ the bounds of p_1 (Bonferroni)
     def _x_two(self, P: float) -> arb:
@@ -1193,7 +1243,7 @@ class _ReverseRun(_Run):
                for key, v, edge, above, a, b, X in self.fails if X is not None]
         return out + [(self._values(2), arb(P), True, a, b, X) for P, X, a, b, _ in self.slabs]
 
-    def _heavy_fail(self):
+    def _heavy_fail(self, first: int | None = None):
         """Float check and arb bound of ``P[R < thr, some output above the light levels]``: the
         union over the output and its level ``h`` (``M pi_h``), the others' heavy weights
         lowered to the least heavy one ``w_(J+1)`` (``e_k`` only falls).  The others' ``p_2`` is
@@ -1201,10 +1251,12 @@ class _ReverseRun(_Run):
         P_(i-1)``: in a slab their ``p_1 < X_heavy(P_i, w_h)`` jointly with ``p_2 > P_(i-1)`` (a
         two-dimensional Chernoff bound; below ``P2hi`` ``p_1`` alone); beyond the last, ``p_1 <
         X_cap(w_(J+1))`` jointly with ``p_2 > P_m``.  All terms together must stay below
-        ``HEAVY_SHARE`` of the width asked."""
+        ``HEAVY_SHARE`` of the width asked.  ``first``: the union over the levels from ``first`` on
+        (default ``J + 1``; the levels between enumerated, :meth:`_plan_enum`)."""
         full, law, M = self.full, self.law, self.law.M
         top = len(law.wf) - 1
-        if top == len(full.wf) - 1:
+        first = top + 1 if first is None else first
+        if first == len(full.wf):
             return arb(0)
         piH = sum(full.pi0[top + 1:], arb(0))
         lpiH = math.log(float(piH))
@@ -1220,7 +1272,7 @@ class _ReverseRun(_Run):
         lm = math.log(M)
         # the union bound's share of the width asked (all its terms together)
         budget = self.log_eta + math.log(self.rel * HEAVY_SHARE)
-        heavy = range(top + 1, len(full.wf))
+        heavy = range(first, len(full.wf))
         terms = []                      # (level or None, two-dimensional?, x, edge, a, b, log bound)
         P = self.edges[2][1]
         for h in heavy:
@@ -1314,6 +1366,162 @@ class _ReverseRun(_Run):
             na, mass_a = nb + 1, mass
         return total
 
+    # ------------------------------------------------ the levels above the cut enumerated
+    def _plan_enum(self):
+        """The levels ``J + 1 .. H`` enumerated (module doc, "The reverse direction"): ``H`` the
+        top level whose count under the tilt is at least ``ENUM_COUNT`` times the width asked, the
+        levels above it by the union bound; per enumerated level ``j`` the count window ``0 ..
+        m_j``, ``m_j`` the least with the Chernoff bound of ``P_D[p_1(L) < X(P2hi), n_j > m_j]``
+        below the failures' share.  Raises :class:`PrecisionError` where that is not small."""
+        full, law, M = self.full, self.law, self.law.M
+        J = len(law.wf) - 1
+        counts = M * full.tilted(-self.t, full.phi(*self.stat))
+        up = [j for j in range(J + 1, len(full.wf)) if counts[j] >= ENUM_COUNT * self.rel]
+        if not up or up[-1] - J > ENUM_LEVELS:
+            raise PrecisionError("ktilt (reverse): no levels to enumerate above the cut")
+        H = up[-1]
+        levels = list(range(J + 1, H + 1))
+        self.heavy = self._heavy_fail(first=H + 1)
+        # the light p_1 and the box statistics see the enumerated outputs as 0 (e_k only falls)
+        lpi = full.lpi[:H + 1]
+        u = np.append(law.wf, np.zeros(len(levels)))
+        X = self._x_two(self.edges[2][1])
+        share = self.target - math.log(len(levels))
+        windows, fits = [], []
+        for j in levels:
+            v = (np.arange(H + 1) == j).astype(float)
+            for m in range(math.ceil(counts[j]), ENUM_MAX_COUNT + 1):
+                a, b, e = _chernoff_fit(lpi, u, v, M, float(X), m + 1.0, above=True, a0=self.t, sd=1.0)
+                if e <= share:
+                    break
+            else:
+                raise PrecisionError("ktilt (reverse): an enumerated level's count window is too wide")
+            windows.append(m)
+            fits.append((j, m, a, b))
+        nvec = math.prod(m + 1 for m in windows)
+        if nvec > ENUM_VECTORS:
+            raise PrecisionError("ktilt (reverse): too many count vectors to enumerate")
+        self.enum = {"levels": levels, "windows": windows, "fits": fits, "X": X}
+
+    def _enum_fail(self) -> arb:
+        """``P_D[R < thr, the light box fails]`` with the enumerated outputs (weight 0 in the
+        light statistics; the light fits' parameters) plus the count windows' failures."""
+        full, law, M = self.full, self.law, self.law.M
+        levels = self.enum["levels"]
+        pa = list(law.pi0) + [full.pi0[j] for j in levels]
+        zero = [arb(0)] * len(levels)
+        ua = list(law.w) + zero
+        fail = arb(0)
+        for va, ea, above, a, b, X in self._upper_fits():
+            fail += _chernoff_arb(pa, ua, list(va) + zero, M, X, ea, above=above, a=a, b=b).exp()
+        for j, m, a, b in self.enum["fits"]:
+            va = [arb(0)] * len(law.w) + [arb(1) if i == j else arb(0) for i in levels]
+            fail += _chernoff_arb(pa, ua, va, M, self.enum["X"], arb(m + 1), above=True, a=a, b=b).exp()
+        return fail
+
+    def _x_series(self, E) -> arb:
+        """An exact ``x`` with ``kappa [t^k] E(t) e^(t x) < thr`` (``e_k <= [t^k] E_H(t) e^(t
+        p_1(L))``: ``p_1(L) <= x`` forces ``R < thr``; Maclaurin with the heavy outputs)."""
+        from scipy.optimize import brentq
+        k, kap = self.k, self.kappa
+
+        def g(x: arb) -> arb:
+            return kap * sum((E[i] * x ** (k - i) / arb.fac_ui(k - i) for i in range(k + 1)), arb(0))
+
+        lf = float(self.lam_lo.log())
+        Ef = [float(e.log()) if e > 0 else -math.inf for e in E]
+
+        def gl(x: float) -> float:
+            lx = math.log(x)
+            ls = [Ef[i] + (k - i) * lx - math.lgamma(k - i + 1) for i in range(k + 1)]
+            mx = max(ls)
+            return float(kap.log()) + mx + math.log(sum(math.exp(v - mx) for v in ls)) - lf
+
+        if not g(arb(0)) < self.lam_lo:
+            raise PrecisionError("ktilt: the enumerated outputs alone reach the threshold")
+        lo, hi = float(self.xmin_lo) * 1e-12, float(self.xmin_lo) * 2
+        if not gl(lo) < 0 < gl(hi):
+            raise PrecisionError("ktilt: no Maclaurin point with the enumerated outputs")
+        x = brentq(gl, lo, hi, xtol=1e-300, rtol=1e-14)
+        for _ in range(200):
+            xa = arb(x)
+            if g(xa) < self.lam_lo:
+                return xa
+            x *= 1 - 1e-12
+        raise PrecisionError("ktilt: no certified Maclaurin point with the enumerated outputs")
+
+    def _single_enum(self) -> dict:
+        """``eta`` as the sum over the enumerated count vectors ``n``: ``P_D[counts n, the rest
+        light, R < thr] = multinomial weight x P[Y_L < s(n)]`` over ``M - |n|`` light draws (the
+        series with ``E_H = prod_j (1 + w_j t)^(n_j)``, its own tilt), a Chernoff cap where that is
+        below its share; plus the box, window and union failures."""
+        import itertools
+        from flint import arb_poly
+        full, law, k, M = self.full, self.law, self.k, self.law.M
+        boxes, levels = self.boxes, self.enum["levels"]
+        neg = [-x for x in self.phia]
+        fail = self.fail
+        vectors = list(itertools.product(*(range(m + 1) for m in self.enum["windows"])))
+        cap_log = self.log_eta + math.log(self.rel * FAIL_SHARE / len(vectors))
+        lower, upper, integrals = arb(0), arb(0), 0
+        certified, first = math.inf, None
+        for n in sorted(vectors, key=sum):
+            E = arb_poly([1])
+            for j, c in zip(levels, n):
+                E = (E * arb_poly(_heavy_poly(c, full.w[j], k)))
+            E = [E[i] if i <= E.degree() else arb(0) for i in range(k + 1)]
+            if self.kappa * E[k] > self.lam_hi:
+                continue                            # R >= kappa e_k(H) > thr
+            nl = M - sum(n)
+            wlog, rest = arb(0), M
+            for j, c in zip(levels, n):
+                wlog += arb(comb(rest, c)).log() + c * full.pi0[j].log()
+                rest -= c
+            th = Series(E, self.kappa, k, boxes)
+            y0 = th.root(th.main_value, self.lam, self.y)
+            s_dn = _root_point(th, self.lam_hi, y0, above=True)
+            s_up = _root_point(th, self.lam_lo, y0, above=False)
+            try:
+                tn = tilt_saddle(law.lpi, self.phi, nl, float(s_dn))
+            except PrecisionError:
+                tn = self.t
+            thn = arb(tn)
+            mlog = nl * sum((p * (-thn * x).exp() for p, x in zip(law.pi0, self.phia)), arb(0)).log()
+            cap = (wlog + mlog + thn * s_dn).exp()
+            if float(cap.upper().log()) < cap_log:
+                upper += cap
+                continue
+            ylo = float((self._x_series(E) - arb(self.cmax_enum)).lower())
+            if not ylo > 0:
+                raise PrecisionError("ktilt: no monotone range at an enumerated count")
+            if ylo < certified:
+                if not all(monotone_pieces(b, ylo) for b in boxes):
+                    raise PrecisionError("ktilt: the series is not certified monotone at an enumerated count")
+                certified = ylo
+            if not (s_up >= arb(ylo) and s_dn > s_up):
+                raise PrecisionError("ktilt: an enumerated count's threshold points are outside the monotone range")
+            try:
+                ut = upper_tail(law.pi0, neg, nl, [(-s_dn, 1, 0), (-s_up, 1, 0)], t=tn, rel=self.rel,
+                                prec=law.prec)
+            except PrecisionError:
+                upper += cap                        # no integral certified: the cap alone
+                continue
+            integrals += ut.integrals
+            j_dn, j_up = ut.values
+            qf = arb(0)
+            for key, v, edge, above, a, b, X in self.fails:
+                qf += _joint_fail(ut.probs, neg, self._values(key), nl, -s_up, edge=edge, above=above, t=tn)
+            W = wlog.exp()
+            lo = exact_arb(j_up.lower) - qf
+            if lo > 0:
+                lower += W * ut.log_prefactor(-s_up).exp() * lo
+            upper += W * ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper)
+            if first is None:
+                first = (s_dn, s_up)
+        if first is None:
+            raise PrecisionError("ktilt (reverse): no enumerated count needs an integral")
+        return self._result(lower, upper + fail, fail, points=(first[0], first[1], arb(0)), integrals=integrals)
+
     def _values(self, key: int):
         """The box statistic ``p_key`` per light level in arb."""
         return [w ** key for w in self.law.w]
@@ -1330,6 +1538,9 @@ class _ReverseRun(_Run):
     def single(self) -> dict:
         law, k, M = self.law, self.k, self.law.M
         boxes = self.boxes
+        if self.enum is not None:
+            self.cmax_enum = max(float_hi(b.y_shift()) for b in boxes)
+            return self._single_enum()
         th = Series([arb(1)], self.kappa, k, boxes)
         ylo = self._monotone(boxes, self.xmin_lo)
         s_dn = _root_point(th, self.lam_hi, self.y, above=True)
@@ -1341,7 +1552,7 @@ class _ReverseRun(_Run):
                         prec=law.prec)
         j_dn, j_up = ut.values
         # the upper end's box failures under D (p_1 < X jointly), the lower end's under Q
-        fail = self._box_fail()
+        fail = self.fail
         qf = arb(0)
         for key, v, edge, above, a, b, X in self.fails:
             qf += _joint_fail(ut.probs, neg, self._values(key), M, -s_up, edge=edge, above=above, t=self.t)
