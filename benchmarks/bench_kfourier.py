@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     ap.add_argument("--direction", choices=("both", "forward", "reverse"), default="both")
     ap.add_argument("--digits", type=int, default=None)
     ap.add_argument("--method", default="kfourier", help="with --digits: kfourier (the walk's passes) or auto")
+    ap.add_argument("--max-seconds", type=float, default=None, help="with --digits: a time budget per eta (the CLI's --max-seconds)")
     args = ap.parse_args(argv)
     if args.digits is not None:
         return _route(args)
@@ -70,8 +71,9 @@ def _route(args) -> int:
             if args.direction not in ("both", name):
                 continue
             t, c = time.time(), time.process_time()
+            deadline = time.monotonic() + args.max_seconds if args.max_seconds else None
             iv, used = methods.eta(fac(args.N, args.L, k), q, eps=2, digits=args.digits, method=args.method,
-                                   with_method=True)
+                                   with_method=True, deadline=deadline)
             dt, dc = time.time() - t, time.process_time() - c
             rel = iv.relative_width() if iv.upper > 0 else 0.0
             ends = iv.to_dict(6)           # exponent-safe (far tails underflow a double)

@@ -140,7 +140,7 @@ def test_readme_quotes_of_tiny_delta_and_the_upper_bound_regime(capsys, quantity
     assert f"{lead}`{printed}`" in _readme(), printed
 
 
-@pytest.mark.parametrize("k", [2, 4, 8, 16])
+@pytest.mark.parametrize("k", [2, 4, 8, pytest.param(16, marks=pytest.mark.slow)])
 def test_readme_quotes_of_the_reverse_at_q_0351(capsys, k):
     """README's 003's-reverse etas at q = 0.351 (seconds each, by the tilt; k = 16 with the levels
     above its light cut enumerated), fresh from the command line."""
@@ -201,3 +201,10 @@ def test_walk_doc_quote_of_k16_q041():
     iv = methods.eta(canonical_pair(10**7, 40, 16), F(41, 100), eps=2, digits=3, method="kfourier")
     assert iv.lower > 0 and iv.width <= F(1, 1000) * iv.upper
     assert (f"{float(iv.lower):.5e}", f"{float(iv.upper):.5e}") == ("6.89412e-88", "6.89468e-88")
+
+
+@pytest.mark.parametrize("k, q", [(16, "0.45"), (2, "0.42")])
+def test_readme_quotes_of_the_far_tail_delta(capsys, k, q):
+    """README's far-tail delta quotes (the tilt's (R - lam)+), fresh from the command line."""
+    printed = _printed(capsys, "delta", q, k)
+    assert f"prints `{printed}`" in _readme(), printed

@@ -112,6 +112,9 @@ def _delta_one(P, q, lam, eps, rel=None, *, deadline=None):
     from ..reductions.kfourier import kfourier_delta
     rel = DELTA_REL if rel is None else rel
     if _kfourier_applies(P) and P.k * P.N >= methods.KFOURIER_FIRST:
+        tilted = _delta_tilted(P, q, lam, eps, rel, deadline=deadline)
+        if tilted is not None:
+            return tilted
         # the large-N strategy first (the k-copies searches would spend their budget first)
         from ..core.errors import PrecisionError
         try:
@@ -126,6 +129,27 @@ def _delta_one(P, q, lam, eps, rel=None, *, deadline=None):
         raise CapacityError(f"--k: delta for N={P.N}, L={P.L}, k={P.k} is beyond capacity (the exact "
                             f"enumeration, the k-copies searches' {MAX_NODES} nodes; the large-N "
                             f"strategy needs k N >= {_min_outputs()} outputs)") from None
+
+
+def _delta_tilted(P, q, lam, eps, rel, *, deadline=None):
+    """The forward far tail's delta by tilting (:func:`exactdp.reductions.kfourier.tilt.ktilted_delta`,
+    below its route), intersected with the walk's difference of etas where it is wider than
+    ``rel`` and eta is within the walk's reach; ``None`` off its route or where a certificate
+    fails."""
+    from ..core.errors import PrecisionError
+    from ..reductions import methods
+    from ..reductions.kfourier import kfourier_delta
+    from ..reductions.kfourier.tilt import ktilted_delta
+    try:
+        iv = ktilted_delta(P, q, lam, eps, rel=max(rel * methods.KTILT_AIM, methods.KTILT_FLOOR)).eta
+    except (CapacityError, PrecisionError):
+        return None
+    if iv.relative_width() > rel and iv.upper > Fraction(1, 10**methods.KTILT_WALK_REACH):
+        try:
+            iv = iv.intersect(kfourier_delta(P, q, lam, eps=eps, rel=rel, deadline=deadline))
+        except (CapacityError, PrecisionError):
+            pass
+    return iv
 
 
 def _min_outputs() -> int:

@@ -52,7 +52,9 @@ large ``k``) a product bound on the lower tail of ``R`` answers without a walk
 bound below ``10^tilt.ROUTE``; at ``L = 40``, ``N = 10^7``, ``lam = e^2``: ``q >= 0.415``) the walk's
 decisions give only an upper bound; :func:`~exactdp.reductions.kfourier.tilt.ktilted_eta` tilts the whole law instead
 (the series enclosure under the tilted law, the top level's count enumerated where it is small;
-``method="ktilt"``, before the walk under ``auto``, declining above its route).  003's reverse the
+``method="ktilt"``, before the walk under ``auto``, declining above its route); the forward
+``delta = E_D[(R - lam)+]`` the same way (:func:`~exactdp.reductions.kfourier.tilt.ktilted_delta`,
+``delta --k`` below the route).  003's reverse the
 same way below ``10^tilt.REVERSE_ROUTE`` (the lower tail of ``R``: the light levels by one box, the
 heavy ones by a union bound, by their count, or the levels the tilted law still visits enumerated;
 at ``L = 40``, ``N = 10^7``, ``lam = e^2`` every ``q`` measured from 0.34 at ``k <= 8``, 0.351 at
@@ -72,8 +74,8 @@ from fractions import Fraction  # noqa: F401  (the doctest above)
 from .api import KDelta, KFourier, budget_tol, kfourier_delta, kfourier_delta_details, kfourier_details, \
     kfourier_eta, next_pass_tol, pass_budget_tol, pass_out_of_time, tiny_scale
 from .settings import MIN_OUTPUTS
-from .tilt import KTilted, ktilted_eta
+from .tilt import KTilted, ktilted_delta, ktilted_eta
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
            "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "next_pass_tol",
-           "tiny_scale", "MIN_OUTPUTS", "KTilted", "ktilted_eta"]
+           "tiny_scale", "MIN_OUTPUTS", "KTilted", "ktilted_eta", "ktilted_delta"]

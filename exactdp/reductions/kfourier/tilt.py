@@ -72,6 +72,19 @@ threshold far below the light mean (``[E[R | n] - lam P[R <= lam | n], E[R | n]]
 Chernoff cap (``J <= 1``) below its share of the width.  At ``k = 2``, ``q = 0.42`` five counts of
 ~130 need integrals, relative width 1.0e-5 in 8 s.
 
+**delta.**  Forward, ``delta = P_(D_m)[R > lam] - lam P_D[R > lam] = E_D[(R - lam)+]``
+(:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``: above
+``s_dn`` on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) + sigma x`` (convexity; the kernel point
+``(s_dn, f_lo - lam_hi, sigma)``), above ``s_up`` ``(R - lam_lo)+ <= f_up (e^(rho x) - 1)``
+(``f_up < lam_lo``; the point ``(s_up, 0, rho)`` and the quadratic remainder, below ``x0 =
+DELTA_X0 / t`` through the same kernel, beyond by its sup, or the eta's remainder, whichever is
+less); a count whose heavy outputs alone exceed ``lam``: ``E[R | n] - lam`` exactly.  ``delta /
+eta`` is ~``rho / t``, and both ends lose a share ~``rho / t`` (the lower end the curvature, the
+upper the remainder): at ``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 2``, ``q = 0.45`` relative
+width 1.5e-4, ``q = 0.42`` 4.2e-3 (``t`` ~1100 per count), ``k = 16``, ``q = 0.42`` 1.4e-2, ``k = 8``,
+``q = 0.415`` 6.5e-2 (a quadratic kernel in :func:`~exactdp.engine.tilted.upper_tail` and a
+curvature bound below would remove them; not built).
+
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
 phi_j)``, :func:`~exactdp.engine.tilted.upper_tail` of ``-Y`` at ``-s``) and the function is 1 (no
@@ -164,7 +177,7 @@ from ..kcopies import kcopies
 from .arbs import exact_arb, float_hi
 from .series import Box, Series, monotone_pieces, padded_coeffs
 
-__all__ = ["KTilted", "ktilted_eta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE", "BOX_Z", "FAIL_SHARE"]
+__all__ = ["KTilted", "ktilted_eta", "ktilted_delta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE", "BOX_Z", "FAIL_SHARE"]
 
 #: the strategy answers where the forward Chernoff bound ``P_{D_m}[p_1 > x_min]`` is below
 #: ``10^ROUTE`` (log10); above, the walk reaches eta (``auto`` goes on to it).  L = 40, N = 10^7,
@@ -190,13 +203,17 @@ SPLIT = 2
 #: within reach each cost an integral; L = 40, N = 10^7, lam = e^2, k = 16: q = 0.42 ~52, 14
 #: integrals; q = 0.45 ~5,220, 402 integrals, 520 s, where the one box gives 1.7e-5 in 3 s)
 TOP_COUNT_MAX = 1000
+#: delta's upper end: the quadratic remainder of e^(rho x) bounded through the kernel below
+#: x0 = DELTA_X0 / t (relative cost ~ DELTA_X0 rho / 2t) and by its sup beyond (~e^-DELTA_X0)
+DELTA_X0 = 40.0
 #: each count's own cancelling statistic (its light power sums at its own threshold point)
 REFINE_COUNT = True
 
 
 @dataclass(frozen=True)
 class KTilted:
-    """A certified forward ``eta`` by the tilted strategy, with its certificate's pieces: the
+    """A certified ``eta`` (``delta`` where ``quantity`` is ``"delta"``: :func:`ktilted_delta`, its
+    enclosure in the field ``eta``) by the tilted strategy, with its certificate's pieces: the
     tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up`` (the
     top count's route: the mode's, in total ``Y``), the growth ``rho``, the widest box edge ``z``
     (standard deviations), ``log10`` of the failure bound relative to ``eta`` (``fail``),
@@ -217,6 +234,7 @@ class KTilted:
     seconds: float
     light: int | None = None
     enumerated: tuple = ()
+    quantity: str = "eta"
 
 
 class _Law:
@@ -546,6 +564,30 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     none) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto`` goes on
     to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the box, the
     decay of the tilted law; reverse: no light cut with small failure bounds)."""
+    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=light)
+
+
+def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
+                  route: float | str | None = "auto", heavy: int | None = None) -> KTilted:
+    """Certified ``delta`` of a forward k-copies pair by tilting: ``delta = P_(D_m)[R > lam] - lam
+    P_D[R > lam] = E_D[(R - lam)+]`` (:func:`~exactdp.reductions.kfourier.kfourier_delta`, 000
+    (1.1) with an additive ``delta``), the same certificate as :func:`ktilted_eta` with the
+    function ``(R - lam)+`` in place of ``R``: on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) +
+    sigma x`` above ``s_dn`` (convexity) and ``(R - lam_lo)+ <= f_up (e^(rho x) - 1)`` above
+    ``s_up`` (``f_up < lam_lo``); a top count whose heavy outputs alone exceed ``lam`` gives
+    ``E[R | n] - lam`` exactly.  The result's ``eta`` field holds ``delta`` (``quantity``
+    ``"delta"``).  Raises as :func:`ktilted_eta`; :class:`CapacityError` for 003's reverse.
+
+    >>> from exactdp.model.pair import canonical_pair
+    >>> d = ktilted_delta(canonical_pair(10**7, 40, 2), "0.45", 7, rel=1e-4)
+    >>> e = ktilted_eta(canonical_pair(10**7, 40, 2), "0.45", 7, rel=1e-4)
+    >>> d.quantity, d.eta.relative_width() < 1e-3, d.eta.upper < e.eta.lower
+    ('delta', True, True)
+    """
+    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=None, delta=True)
+
+
+def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, delta: bool = False) -> KTilted:
     t0 = time.time()
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
@@ -554,6 +596,8 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     red = kcopies(P)
     if red is None or red.k < 2:
         raise CapacityError("ktilt: k-copies pairs with k >= 2 only")
+    if delta and not red.forward:
+        raise CapacityError("ktilt: delta of 003's reverse is not built (the walk's difference of etas)")
     q = Fraction(q)
     lam, eps = parse_lam_eps(lam, eps)
     if route == "auto":
@@ -574,7 +618,7 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
                            res["fail"], res["log10"], res["integrals"], time.time() - t0,
                            light=len(run.law.wf) - 1,
                            enumerated=tuple(run.enum["levels"]) if run.enum is not None else ())
-        run = _Run(law, k, _lam_arb(lam, eps), rel)
+        run = _Run(law, k, _lam_arb(lam, eps), rel, delta=delta)
         if heavy is None:
             # the top level's count enumerated where the one box is too wide and the count is
             # small (each count within reach costs an integral)
@@ -582,7 +626,8 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
             heavy = 1 if few and run.single_width() > rel / 4 else 0
         res = run.single() if heavy == 0 else run.top()
     return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
-                   res["fail"], res["log10"], res["integrals"], time.time() - t0)
+                   res["fail"], res["log10"], res["integrals"], time.time() - t0,
+                   quantity="delta" if delta else "eta")
 
 
 class _Run:
@@ -590,8 +635,8 @@ class _Run:
     the two certificates, without enumeration (:meth:`single`) or with the top level's count
     enumerated (:meth:`top`)."""
 
-    def __init__(self, law: _Law, k: int, lam: arb, rel: float):
-        self.law, self.k, self.rel = law, k, rel
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, delta: bool = False):
+        self.law, self.k, self.rel, self.delta = law, k, rel, delta
         M = law.M
         self.kappa = exact_arb(_kappa(M, k))
         self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
@@ -613,6 +658,9 @@ class _Run:
         lead = math.log(float(self.lam)) if sign > 0 else 0.0
         self.log_eta = (lead + M * _log_m(law.lpi, sign * t * self.phi) - sign * t * y
                         - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
+        if getattr(self, "delta", False):
+            # delta = E_D[(R - lam)+]: R's growth k / y over the tilt t of eta's scale
+            self.log_eta += math.log(min(1.0, self.k / (y * t)))
         self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
 
     def _gap(self, boxes) -> float:
@@ -722,9 +770,13 @@ class _Run:
         rho = _rho(boxes, E, self.k, s_up)
         return f_lo, arb(sigma.lower()), f_up, rho
 
-    @staticmethod
-    def _points(s_dn, s_up, ends):
+    def _points(self, s_dn, s_up, ends):
+        """The kernels' points ``(s, c1, c2)`` (``E_Q[(c1 + c2 x) e^(-tx); x > 0]``): eta's
+        functions over ``f`` (``_combine`` multiplies); delta's ``(f_lo - lam_hi) + sigma x`` at
+        ``s_dn`` and ``rho x`` at ``s_up`` (``(R - lam)+ <= f_up (e^(rho x) - 1)``, ``f_up < lam``)."""
         f_lo, sigma, _, rho = ends
+        if self.delta:
+            return [(s_dn, arb((f_lo - self.lam_hi).lower()), sigma), (s_up, 0, rho)]
         return [(s_dn, 1, arb((sigma / f_lo).lower())), (s_up, 1, rho)]
 
     def _lower_fail(self, fails, probs, phia, d: int, *, n: int, s_dn, t: float) -> arb:
@@ -763,10 +815,21 @@ class _Run:
         jk_dn, jk_up = ut.values
         pre_dn = ut.log_prefactor(s_dn).exp()
         pre_up = ut.log_prefactor(s_up).exp()
-        lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + 2 * sigma / (e1 * th_t))
+        if self.delta:
+            c1 = arb((f_lo - self.lam_hi).lower())
+            lower = exact_arb(jk_dn.lower) - fail_q * (c1 + 2 * sigma / (e1 * th_t))
+        else:
+            lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + 2 * sigma / (e1 * th_t))
         lower = pre_dn * lower if lower > 0 else arb(0)
         rem = 2 * rho * rho / (e1 * (th_t - rho)) ** 2
         upper = f_up * pre_up * (exact_arb(jk_up.upper) + rem)
+        x0 = arb(DELTA_X0) / th_t
+        if self.delta and th_t - rho > 2 / x0:
+            # e^(rho x) - 1 - rho x <= (rho x)^2 e^(rho x) / 2: below x0 = DELTA_X0 / t at most
+            # (rho x0 / 2) e^(rho x0) times the kernel's rho x, beyond x0 the sup of x^2 e^(-(t - rho) x)
+            rem2 = rho * rho / 2 * x0 * x0 * (-(th_t - rho) * x0).exp()
+            up2 = f_up * pre_up * (exact_arb(jk_up.upper) * (1 + rho * x0 / 2 * (rho * x0).exp()) + rem2)
+            upper = up2 if up2.upper() < upper.upper() else upper
         if weight is not None:
             lower, upper = lower * weight, upper * weight
         return lower, upper
@@ -812,9 +875,14 @@ class _Run:
         plow = (nl * m.log() + th * s_dn).exp()
         pf = self._light_fail(fails, probs, d, nl)
         gap = self.lam_hi * (plow + pf)
+        wt = (weight_log + nl * rest.log()).exp()       # P_D[n_d = n] = C(M, n) pi0_d^n (1 - pi0_d)^(n')
+        if self.delta:
+            # E[(R - lam)+ | n] = E[R | n] - lam + E[(lam - R)+ | n], the last in [0, gap]
+            if not (er > self.lam_hi and gap < (er - self.lam_hi) * self.rel * FAIL_SHARE):
+                return None
+            return (er - self.lam_hi) * wt, (er - self.lam_lo + gap) * wt
         if not gap < er * self.rel * FAIL_SHARE:
             return None
-        wt = (weight_log + nl * rest.log()).exp()       # P_D[n_d = n] = C(M, n) pi0_d^n (1 - pi0_d)^(n')
         return (er - gap) * wt, er * wt
 
     @staticmethod
@@ -874,6 +942,8 @@ class _Run:
         if self.kappa * E[k] > self.lam_hi:
             er = self._mean_r(n, E, d)
             wt = (weight_log + (M - n) * (1 - law.pi0[d]).log()).exp()      # P_D[n_d = n]
+            if self.delta:                  # (R - lam)+ = R - lam there
+                return (er - self.lam_hi) * wt, (er - self.lam_lo) * wt, 0, None
             return er * wt, er * wt, 0, None
         xmax = self.xmin_lo - n * wd
         stat, phi, phia = self.stat, self.phi, self.phia
@@ -920,7 +990,7 @@ class _Run:
         # a Chernoff bound first: J <= 1, J + rho K <= 1 + rho / (e t) (no integral)
         mlog = nl * sum((p * (thn * x).exp() for p, x in zip(pi0_l, phia_l)), arb(0)).log()
         e1 = arb(1).exp()
-        cap = (weight_log + mlog - thn * s_up).exp() * f_up * (1 + rho / (e1 * thn)
+        cap = (weight_log + mlog - thn * s_up).exp() * f_up * ((0 if self.delta else 1) + rho / (e1 * thn)
                                                                + 2 * rho * rho / (e1 * (thn - rho)) ** 2)
         if float(cap.upper().log()) < self.log_eta + math.log(self.rel * FAIL_SHARE / nodes):
             return arb(0), cap, 0, pts
