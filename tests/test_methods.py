@@ -407,3 +407,33 @@ def test_kfourier_passes_take_the_shift_from_a_pass_that_located_eta(monkeypatch
     assert first >= methods.KFOURIER_PASSES - 1            # the locating passes did not count
     assert alphas[0] is None and set(alphas[1:first + 1]) == {0.25}   # the early shift
     assert alphas[first + 1] is None and alphas[first + 2:] and set(alphas[first + 2:]) == {0.25}
+
+
+def test_kfourier_passes_go_heavier_from_the_first_tol_at_large_k(monkeypatch):
+    # from FINE_K_LIMIT on (no fine settings) a floor reached by passes too large to go heavier
+    # (HEAVIER_NODES = 0 here) goes one level heavier at the first pass's tol where that pass was
+    # small (003's reverse, k = 200, q = 0.34: [0.81, 0.915] -> 5.0e-4); not with
+    # HEAVIER_FIRST_NODES = 0, nor below FINE_K_LIMIT (the fine settings' route there)
+    from exactdp.reductions.kfourier import settings as kf_settings
+    monkeypatch.setattr(kf_settings, "HEAVIER_NODES", 0)
+    hints = []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
+    methods._kfourier_passes(canonical_pair(10**7, 40, 200), Fraction(1, 3), 2, None, False, 4)
+    light = [h[1] for h in hints]
+    i = light.index(-1)
+    assert i >= 3 and asked[i] == asked[0] == methods.KFOURIER_TOL0 and light.count(-1) == len(light) - i
+    for k, first in ((200, 0), (16, kf_settings.HEAVIER_FIRST_NODES)):
+        monkeypatch.setattr(kf_settings, "HEAVIER_FIRST_NODES", first)
+        hints.clear()
+        _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), hints=hints)
+        methods._kfourier_passes(canonical_pair(10**7, 40, k), Fraction(1, 3), 2, None, False, 4)
+        assert all(h[1] in (None, 0) for h in hints), (k, hints)
+
+
+@pytest.mark.slow
+def test_reverse_near_one_at_k_200_to_the_width_asked():
+    # 003's reverse, L = 40, N = 10^7, lam = e^2, k = 200, q = 0.34: eta ~0.8697, the walk's passes
+    # floored at [0.81, 0.915] (~6 s); one level heavier from the first tol: [0.86963, 0.87007] (~20 s)
+    from exactdp.model.pair import reverse_canonical_pair
+    iv = methods.eta(reverse_canonical_pair(10**7, 40, 200), "0.34", eps=2, digits=3)
+    assert iv.relative_width() < 1e-3 and Fraction(86, 100) < iv.lower < iv.upper < Fraction(88, 100)

@@ -317,6 +317,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
     shift_located = False                      # the shift handed on came from a located pass
     heavier_from = None                        # the width of the pass after which a level went heavy
+    first_pass = None                          # (tol, nodes) of the first pass at KFOURIER_TOL0 or finer
     began = time.monotonic()
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
@@ -365,6 +366,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             last, t = float(got.width), min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
             continue
         w = float(got.width)
+        if first_pass is None and t <= KFOURIER_TOL0 and run.method != "lower tail":
+            first_pass = (t, run.nodes)
         if heavier_from is not None and w > 0.8 * heavier_from:
             # one more level enumerated as heavy did not narrow the enclosure: the floor is not the
             # light law's power sums (003's reverse, k = 8, q = 0.351: [3.7e-40, 1.1e-37] from
@@ -386,6 +389,17 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
                     **({"fine": True} if run.fine else {})}
             strikes, last, shift_located, heavier_from = 0, None, True, w
+            continue
+        if strikes == 2 and first_pass is not None and first_pass[1] <= kf_settings.HEAVIER_FIRST_NODES \
+                and run.extra_light > -kf_settings.EXTRA_HEAVY and P.k >= kf_settings.FINE_K_LIMIT:
+            # the same floor where this pass's walk is too large to go heavier but the first was
+            # small: one more level heavy at the first pass's tol (003's reverse, k = 200, q =
+            # 0.34, eta ~0.87: 599 / 1,169 / 2,112 nodes at 1e-4 / 3e-6 / 1e-7 gave [0.81, 0.915]
+            # and wider; one level heavier at 1e-4 [0.86963, 0.87007], 7,386 nodes, 12 s)
+            hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
+                    **({"fine": True} if run.fine else {})}
+            strikes, last, shift_located, heavier_from = 0, None, True, w
+            t = first_pass[0]
             continue
         if strikes == 2 or (strikes and fine_floor):
             # twice not narrower, or once after the fine settings were taken at the default
