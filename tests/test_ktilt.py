@@ -40,14 +40,20 @@ def test_agrees_with_the_exact_tree_at_small_n():
 
 
 @pytest.mark.slow
-def test_contains_the_exact_tree_value():
-    # the tree to 8 digits (~200 s): 3.2545677e-9
+@pytest.mark.parametrize("quantity", ["eta", "delta"])
+def test_contains_the_exact_tree_value(quantity):
+    # the tree to 8 digits (~200 s): eta 3.2545677e-9; delta = E_D[(R - lam)+] (the tree's
+    # difference of two searches at tol 1e-19, ~40 s) [1.41982e-10, 1.41995e-10]
     P = canonical_pair(1000, 5, 2)
-    tree = kcopies_eta(P, "0.2446", F(8), tol=1e-30)
-    assert tree.relative_width() < 1e-6
+    if quantity == "eta":
+        tree, solve, width = kcopies_eta(P, "0.2446", F(8), tol=1e-30), ktilted_eta, 1e-6
+    else:
+        tree, solve, width = kcopies_delta(P, "0.2446", F(8), tol=1e-19), ktilted_delta, 1e-3
+    assert tree.relative_width() < width
     for heavy in (0, 1):
-        iv = ktilted_eta(P, "0.2446", F(8), rel=1e-6, route=None, heavy=heavy).eta
-        assert iv.lower <= tree.lower and tree.upper <= iv.upper
+        r = solve(P, "0.2446", F(8), rel=1e-6, route=None, heavy=heavy)
+        assert r.quantity == quantity and r.eta.lower <= tree.lower and tree.upper <= r.eta.upper
+        assert r.eta.relative_width() < 0.5
 
 
 def _tilted_law(q, M, t, stat):
@@ -339,19 +345,6 @@ def test_reverse_at_k_128_by_enumerated_levels():
     iv, used = methods.eta(reverse_canonical_pair(*DEPLOY, 128), "0.38", eps=2, digits=3, with_method=True)
     assert used == ("ktilt",) and 0 < iv.lower and iv.relative_width() < 1e-3
     assert F(2, 10**18) < iv.lower and iv.upper < F(541, 10**20)
-
-
-@pytest.mark.slow
-def test_delta_contains_the_exact_tree_value():
-    # delta = E_D[(R - lam)+] at L = 5, N = 1000, k = 2, q = 0.2446, lam = 8: the tree (its
-    # difference of two searches) at tol 1e-19, ~40 s: [1.41982e-10, 1.41995e-10]
-    P = canonical_pair(1000, 5, 2)
-    tree = kcopies_delta(P, "0.2446", F(8), tol=1e-19)
-    assert tree.relative_width() < 1e-3
-    for heavy in (0, 1):
-        r = ktilted_delta(P, "0.2446", F(8), rel=1e-6, route=None, heavy=heavy)
-        assert r.quantity == "delta" and r.eta.lower <= tree.lower and tree.upper <= r.eta.upper
-        assert r.eta.relative_width() < 0.5
 
 
 @pytest.mark.slow
