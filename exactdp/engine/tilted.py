@@ -423,8 +423,9 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
 
 
 def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool = False):
-    """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y)]`` per ``(c1, c2)`` in ``kernels``
-    (``c1, c2 >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives ``K``) by the smoothed Fourier
+    """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y) + c3 h3(Y)]`` per ``(c1, c2)`` or ``(c1,
+    c2, c3)`` in ``kernels`` (``c >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives ``K``; ``h3 = x^2
+    e^(-tx)`` on ``x > 0``, the transform ``2 / (t - iu)^3``) by the smoothed Fourier
     route (module doc; the bracket is linear in the function), ``a`` and the integrals.
     ``lumpy``: the window past the law's lobes (:func:`_lumpy_window`; the upper tail's tilted
     law), else the Gaussian one (the lower tail's, as before)."""
@@ -448,17 +449,20 @@ def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool =
     sg2h = arb(sg) ** 2 / 2
     i = acb(0, 1)
     out = []
-    for c1, c2 in kernels:
-        c1, c2 = arb(c1), arb(c2)
+    for coef in kernels:
+        c1, c2, c3 = (arb(x) for x in (tuple(coef) + (0, 0))[:3])
 
-        def kern(z, sign, c1=c1, c2=c2):
+        def kern(z, sign, c1=c1, c2=c2, c3=c3):
             d = th - sign * i * z
-            return (-sg2h * z * z).exp() * (c1 / d + c2 / (d * d))
-        # |1/(t - iu)| <= 1/u; |1/(t - iu)^2| <= 1/(t^2 + u^2) <= min(1/u^2, 1/(2tu))
-        tail = arb(0, float((c1 * T1 + c2 * min(T2, T1 / (2 * t))).upper())) / arb.pi()
-        ek = float((c1 + c2 / th).upper()) * eps
+            return (-sg2h * z * z).exp() * (c1 / d + c2 / (d * d) + 2 * c3 / (d * d * d))
+        # |1/(t - iu)| <= 1/u; |1/(t - iu)^2| <= 1/(t^2 + u^2) <= min(1/u^2, 1/(2tu));
+        # |2/(t - iu)^3| <= min(1/(t u^2), 1/(t^2 u)) (|d|^2 >= 2tu, |d| >= u, |d| >= t)
+        tail = arb(0, float((c1 * T1 + c2 * min(T2, T1 / (2 * t))
+                             + c3 * min(T2 / t, T1 / (t * t))).upper())) / arb.pi()
+        ek = float((c1 + c2 / th + 2 * c3 / (th * th)).upper()) * eps
         lo, hi = _integrate(law, N, shifts=[c + aa, c - aa], kernel=kern, upper=U1, eps=ek, prec=prec)
-        extra = qa * (c1 + c2 / (arb(1).exp() * th))
+        e1t = arb(1).exp() * th
+        extra = qa * (c1 + c2 / e1t + 4 * c3 / (e1t * e1t))
         out.append(((-2 * th * aa).exp() * (lo + tail) - extra, (2 * th * aa).exp() * (hi + tail) + extra))
     return out, a, len(out)
 
@@ -600,11 +604,14 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None, upper=
 
 
 def _clipped(pairs, coefs, th):
-    """Intervals from arb ends ``(lo, hi)`` of ``E_Q[c1 h + c2 h2]``, clipped to ``[0, c1 + c2 /
-    (e t)]`` (``0 <= h <= 1``, ``0 <= h2 <= 1/(e t)``)."""
+    """Intervals from arb ends ``(lo, hi)`` of ``E_Q[c1 h + c2 h2 + c3 h3]``, clipped to ``[0, c1 +
+    c2 / (e t) + 4 c3 / (e t)^2]`` (``0 <= h <= 1``, ``0 <= h2 <= 1/(e t)``, ``0 <= h3 <= (2/(e
+    t))^2``)."""
     out = []
-    for (lo, hi), (c1, c2) in zip(pairs, coefs):
-        cap = c1 + c2 / (arb(1).exp() * th)
+    for (lo, hi), coef in zip(pairs, coefs):
+        c1, c2, c3 = (arb(x) for x in (tuple(coef) + (0, 0))[:3])
+        e1t = arb(1).exp() * th
+        cap = c1 + c2 / e1t + 4 * c3 / (e1t * e1t)
         out.append(Interval(max(arb_to_interval(lo).lower, Fraction(0)),
                             max(min(arb_to_interval(hi).upper, arb_to_interval(cap).upper), Fraction(0))))
     return out
@@ -690,8 +697,8 @@ def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float 
 class UpperTail:
     """The upper tail of a sum ``S`` of ``n`` i.i.d. draws over categories (probabilities
     ``pi0_l``, weights ``w_l``) under the tilt ``t``: ``n_log_m = n log m(t)``, ``m(t) = sum pi0_l
-    e^(t w_l)``, and per point ``(s, c1, c2)`` an enclosure ``values[i]`` of ``E_Q[(c1 + c2 x)
-    e^(-tx); x > 0]``, ``x = S - s`` (``Q_l = pi0_l e^(t w_l) / m(t)``), so that for any function
+    e^(t w_l)``, and per point ``(s, c1, c2[, c3])`` an enclosure ``values[i]`` of ``E_Q[(c1 + c2 x
+    + c3 x^2) e^(-tx); x > 0]``, ``x = S - s`` (``Q_l = pi0_l e^(t w_l) / m(t)``), so that for any function
     ``g`` of ``S`` (module doc, "The upper tail")
 
         E[g(S); S > s] = m(t)^n e^(-ts) E_Q[g(S) e^(-tx); x > 0].
@@ -717,7 +724,8 @@ def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int
     masses: probabilities, or a sub-law's untilted masses, whose total then enters ``n_log_m``)
     with arb weights ``w`` (any order), at the tilt ``t > 0``
     (:func:`tilt_saddle` of ``-w`` at ``-s`` makes the values moderate; any ``t`` is valid), for
-    the points ``(s, c1, c2)`` (``c1, c2 >= 0``): the smoothed Fourier route of the forward
+    the points ``(s, c1, c2)`` or ``(s, c1, c2, c3)`` (``c >= 0``; the function ``(c1 + c2 x +
+    c3 x^2) e^(-tx)`` on ``x = Y - s > 0``): the smoothed Fourier route of the forward
     direction (module doc: the lumpy window, the proved decay, the smoothing bracket), the law
     of the k-copies strategy's tilted statistic (:mod:`exactdp.reductions.kfourier.tilt`).
 
@@ -750,8 +758,8 @@ def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int
         j_est = min(1.0, 1.0 / max(t * law.sdf * math.sqrt(2 * math.pi), 1e-300))
         eps = rel * j_est * 1e-2
         values, a, count = [], 0.0, 0
-        for s, c1, c2 in points:
-            coef = (arb(c1), arb(c2))
+        for s, *cs in points:
+            coef = tuple(arb(c) for c in cs)
             pairs, a1, k = _smoothed(law, n, t, -_s_arb(s), kernels=[coef], rel=rel, eps=eps, prec=prec,
                                      max_bands=max_bands, lumpy=True)
             values.append(_clipped(pairs, [coef], th)[0])

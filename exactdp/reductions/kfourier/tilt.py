@@ -73,17 +73,18 @@ Chernoff cap (``J <= 1``) below its share of the width.  At ``k = 2``, ``q = 0.4
 ~130 need integrals, relative width 1.0e-5 in 8 s.
 
 **delta.**  Forward, ``delta = P_(D_m)[R > lam] - lam P_D[R > lam] = E_D[(R - lam)+]``
-(:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``: above
-``s_dn`` on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) + sigma x`` (convexity; the kernel point
-``(s_dn, f_lo - lam_hi, sigma)``), above ``s_up`` ``(R - lam_lo)+ <= f_up (e^(rho x) - 1)``
-(``f_up < lam_lo``; the point ``(s_up, 0, rho)`` and the quadratic remainder, below ``x0 =
-DELTA_X0 / t`` through the same kernel, beyond by its sup, or the eta's remainder, whichever is
-less); a count whose heavy outputs alone exceed ``lam``: ``E[R | n] - lam`` exactly.  ``delta /
-eta`` is ~``rho / t``, and both ends lose a share ~``rho / t`` (the lower end the curvature, the
-upper the remainder): at ``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 2``, ``q = 0.45`` relative
-width 1.5e-4, ``q = 0.42`` 4.2e-3 (``t`` ~1100 per count), ``k = 16``, ``q = 0.42`` 1.4e-2, ``k = 8``,
-``q = 0.415`` 6.5e-2 (a quadratic kernel in :func:`~exactdp.engine.tilted.upper_tail` and a
-curvature bound below would remove them; not built).
+(:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``.
+``delta / eta`` is ~``rho / t`` (R's growth over the tilt), so R's second order matters: above
+``s_dn`` on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) + sigma x + gamma x^2 / 2`` (``gamma =
+kappa min D_(k-2)``: every ``D_j`` nondecreasing in ``Y`` on the monotone range), above ``s_up``
+``(R - lam_lo)+ <= f_up (e^(rho x) - 1) <= f_up (rho x + c3 x^2)`` below ``x0 = DELTA_X0 / t``
+(``e^u - 1 <= u + u^2 / 2 + u^3 e^u / 6``, ``c3 = rho^2 / 2 + rho^3 x0 e^(rho x0) / 6``), beyond
+``x0`` the cubic remainder's sup; both through the quadratic kernel of
+:func:`~exactdp.engine.tilted.upper_tail`.  A count whose heavy outputs alone exceed ``lam``:
+``E[R | n] - lam`` exactly.  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (rel 1e-4 asked): ``k =
+2``, ``q = 0.45`` relative width 5.7e-5, ``k = 16`` 8.2e-5; ``q = 0.42`` 4.4e-4 (``k = 2``),
+2.2e-3 (``k = 16``); ``k = 8``, ``q = 0.415`` 6.2e-3 (linear kernels alone: 1.1e-4, 4.2e-3,
+1.4e-2, 6.5e-2).
 
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
@@ -518,14 +519,15 @@ def _corner_columns(boxes, E, k: int, s: arb):
         yield tuple(padded_coeffs(ey * arb_poly(c), k + 1) for c in box.corners())
 
 
-def _sigma(boxes, E, k: int, s: arb) -> arb:
+def _sigma(boxes, E, k: int, s: arb, *, order: int = 1) -> arb:
     """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
     ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
-    (``F'' = kappa D_(k-2) >= 0``: convex)."""
+    (``F'' = kappa D_(k-2) >= 0``: convex); ``order`` 2: ``min D_(k-2)`` (``F''`` from below)."""
     best = None
+    j = k - order
     for lo, _ in _corner_columns(boxes, E, k, s):
         # in arb (no float): D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
-        v = arb(lo[k - 1].lower()) if lo[k - 1] > 0 else arb(0)
+        v = arb(lo[j].lower()) if j >= 0 and lo[j] > 0 else arb(0)
         best = v if best is None or v < best else best
     return best
 
@@ -753,7 +755,7 @@ class _Run:
         th_t = arb(self.t)
         if not th_t > 2 * ends[3]:
             raise PrecisionError("ktilt: the tilt is not above the growth of R")
-        ut = upper_tail(law.pi0, self.phia, M, self._points(s_dn, s_up, ends), t=self.t, rel=self.rel,
+        ut = upper_tail(law.pi0, self.phia, M, self._points(s_dn, s_up, ends, self.t), t=self.t, rel=self.rel,
                         prec=law.prec)
         fail_dm, _ = self._fail_arb(fails, None, M)
         qf = self._lower_fail(fails, ut.probs, self.phia, len(law.w), n=M,
@@ -762,21 +764,39 @@ class _Run:
         return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
 
     def _ends(self, th, boxes, E, s_dn, s_up):
-        """``(f_lo, sigma, f_up, rho)``: ``F`` at ``s_dn`` from below, its slope there from below
-        (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above and the growth ``rho`` there."""
+        """``(f_lo, sigma, f_up, rho, gamma)``: ``F`` at ``s_dn`` from below, its slope there from
+        below (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above, the growth ``rho`` there and
+        (delta only, else 0) the curvature at ``s_dn`` from below (``kappa min D_(k-2)``: each
+        ``D_j`` is nondecreasing in ``Y`` on the monotone range, so ``F'' >= gamma`` above)."""
         f_lo = arb(th.value(s_dn).lower())
         sigma = self.kappa * _sigma(boxes, E, self.k, s_dn)
         f_up = arb(th.value(s_up).upper())
         rho = _rho(boxes, E, self.k, s_up)
-        return f_lo, arb(sigma.lower()), f_up, rho
+        gamma = self.kappa * _sigma(boxes, E, self.k, s_dn, order=2) if self.delta else arb(0)
+        return f_lo, arb(sigma.lower()), f_up, rho, arb(gamma.lower())
 
-    def _points(self, s_dn, s_up, ends):
-        """The kernels' points ``(s, c1, c2)`` (``E_Q[(c1 + c2 x) e^(-tx); x > 0]``): eta's
-        functions over ``f`` (``_combine`` multiplies); delta's ``(f_lo - lam_hi) + sigma x`` at
-        ``s_dn`` and ``rho x`` at ``s_up`` (``(R - lam)+ <= f_up (e^(rho x) - 1)``, ``f_up < lam``)."""
-        f_lo, sigma, _, rho = ends
+    def _delta_x0(self, t: float, rho: arb):
+        """delta's cut ``x0 = DELTA_X0 / t`` of the upper end's cubic remainder where ``rho x0 < 1``
+        (``e^(rho x0) < e``) and ``(t - rho) x0 >= 3`` (its sup beyond ``x0`` is at ``x0``), else
+        ``None``: the kernel ``rho x`` and the eta's quadratic remainder (L = 5, N = 1000, a top
+        count's tilt near ``rho``: ``e^(rho x0)`` had made the bound 4000x delta)."""
+        if not rho * DELTA_X0 < arb(t):
+            return None
+        x0 = arb(DELTA_X0) / arb(t)
+        return x0 if (arb(t) - rho) * x0 >= 3 else None
+
+    def _points(self, s_dn, s_up, ends, t: float):
+        """The kernels' points ``(s, c1, c2[, c3])`` (``E_Q[(c1 + c2 x + c3 x^2) e^(-tx); x > 0]``):
+        eta's functions over ``f`` (``_combine`` multiplies); delta's ``(f_lo - lam_hi) + sigma x +
+        gamma x^2 / 2`` at ``s_dn`` and ``rho x + c3 x^2`` at ``s_up`` (``(R - lam)+ <= f_up (e^(rho
+        x) - 1)``, ``f_up < lam``; ``e^u - 1 <= u + u^2 / 2 + u^3 e^u / 6`` and ``x e^(rho x) <= x0
+        e^(rho x0)`` below ``x0``: ``c3 = rho^2 / 2 + rho^3 x0 e^(rho x0) / 6``)."""
+        f_lo, sigma, _, rho, gamma = ends
         if self.delta:
-            return [(s_dn, arb((f_lo - self.lam_hi).lower()), sigma), (s_up, 0, rho)]
+            x0 = self._delta_x0(t, rho)
+            up = (s_up, 0, rho) if x0 is None else \
+                (s_up, 0, rho, rho * rho / 2 + rho ** 3 * x0 * (rho * x0).exp() / 6)
+            return [(s_dn, arb((f_lo - self.lam_hi).lower()), sigma, gamma / 2), up]
         return [(s_dn, 1, arb((sigma / f_lo).lower())), (s_up, 1, rho)]
 
     def _lower_fail(self, fails, probs, phia, d: int, *, n: int, s_dn, t: float) -> arb:
@@ -807,9 +827,9 @@ class _Run:
 
     def _combine(self, ut, s_dn, s_up, ends, fail_q, *, weight=None):
         """``(lower, upper)`` arbs of one integral pair (module doc), times ``weight``: ``ends =
-        (f_lo, sigma, f_up, rho)``; the lower end's function ``(f_lo + sigma x)`` (convexity), less
-        its failure ``fail_q (f_lo + 2 sigma / (e t))``."""
-        f_lo, sigma, f_up, rho = ends
+        (f_lo, sigma, f_up, rho, gamma)``; the lower end's function ``(f_lo + sigma x)`` (convexity), less
+        its failure ``fail_q (f_lo + 2 sigma / (e t))`` (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``)."""
+        f_lo, sigma, f_up, rho, gamma = ends
         th_t = arb(ut.t)
         e1 = arb(1).exp()
         jk_dn, jk_up = ut.values
@@ -817,19 +837,17 @@ class _Run:
         pre_up = ut.log_prefactor(s_up).exp()
         if self.delta:
             c1 = arb((f_lo - self.lam_hi).lower())
-            lower = exact_arb(jk_dn.lower) - fail_q * (c1 + 2 * sigma / (e1 * th_t))
+            lower = exact_arb(jk_dn.lower) - fail_q * (c1 + 2 * sigma / (e1 * th_t)
+                                                       + 8 * gamma / (e1 * th_t) ** 2)
         else:
             lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + 2 * sigma / (e1 * th_t))
         lower = pre_dn * lower if lower > 0 else arb(0)
         rem = 2 * rho * rho / (e1 * (th_t - rho)) ** 2
+        x0 = self._delta_x0(ut.t, rho) if self.delta else None
+        if x0 is not None:
+            # the kernel holds rho x + c3 x^2 (_points); beyond x0 the cubic remainder's sup
+            rem = rho ** 3 * x0 ** 3 * (-(th_t - rho) * x0).exp() / 6
         upper = f_up * pre_up * (exact_arb(jk_up.upper) + rem)
-        x0 = arb(DELTA_X0) / th_t
-        if self.delta and th_t - rho > 2 / x0:
-            # e^(rho x) - 1 - rho x <= (rho x)^2 e^(rho x) / 2: below x0 = DELTA_X0 / t at most
-            # (rho x0 / 2) e^(rho x0) times the kernel's rho x, beyond x0 the sup of x^2 e^(-(t - rho) x)
-            rem2 = rho * rho / 2 * x0 * x0 * (-(th_t - rho) * x0).exp()
-            up2 = f_up * pre_up * (exact_arb(jk_up.upper) * (1 + rho * x0 / 2 * (rho * x0).exp()) + rem2)
-            upper = up2 if up2.upper() < upper.upper() else upper
         if weight is not None:
             lower, upper = lower * weight, upper * weight
         return lower, upper
@@ -994,7 +1012,7 @@ class _Run:
                                                                + 2 * rho * rho / (e1 * (thn - rho)) ** 2)
         if float(cap.upper().log()) < self.log_eta + math.log(self.rel * FAIL_SHARE / nodes):
             return arb(0), cap, 0, pts
-        ut = upper_tail(pi0_l, phia_l, nl, self._points(s_dn, s_up, ends), t=tn, rel=self.rel, prec=law.prec)
+        ut = upper_tail(pi0_l, phia_l, nl, self._points(s_dn, s_up, ends, tn), t=tn, rel=self.rel, prec=law.prec)
         qf = self._lower_fail(fails, ut.probs, phia_l, d, n=nl, s_dn=s_dn, t=tn)
         lo_n, up_n = self._combine(ut, s_dn, s_up, ends, qf, weight=weight_log.exp())
         return lo_n, up_n, ut.integrals, pts
