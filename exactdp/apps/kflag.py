@@ -133,9 +133,9 @@ def _delta_one(P, q, lam, eps, rel=None, *, deadline=None):
 
 def _delta_tilted(P, q, lam, eps, rel, *, deadline=None):
     """The forward far tail's delta by tilting (:func:`exactdp.reductions.kfourier.tilt.ktilted_delta`,
-    below its route), intersected with the walk's difference of etas where it is wider than
-    ``rel`` and eta is within the walk's reach; ``None`` off its route or where a certificate
-    fails."""
+    below its route), intersected with the walk's difference of etas where the walk runs for eta
+    too (:func:`exactdp.reductions.methods.with_walk`); ``None`` off its route or where a
+    certificate fails."""
     from ..core.errors import PrecisionError
     from ..reductions import methods
     from ..reductions.kfourier import kfourier_delta
@@ -144,12 +144,7 @@ def _delta_tilted(P, q, lam, eps, rel, *, deadline=None):
         iv = ktilted_delta(P, q, lam, eps, rel=max(rel * methods.KTILT_AIM, methods.KTILT_FLOOR)).eta
     except (CapacityError, PrecisionError):
         return None
-    if iv.relative_width() > rel and iv.upper > Fraction(1, 10**methods.KTILT_WALK_REACH):
-        try:
-            iv = iv.intersect(kfourier_delta(P, q, lam, eps=eps, rel=rel, deadline=deadline))
-        except (CapacityError, PrecisionError):
-            pass
-    return iv
+    return methods.with_walk(iv, rel, P.k, lambda: kfourier_delta(P, q, lam, eps=eps, rel=rel, deadline=deadline))
 
 
 def _min_outputs() -> int:

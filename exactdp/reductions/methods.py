@@ -252,18 +252,11 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
             iv = ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
         except PrecisionError as e:
             raise CapacityError(str(e)) from None
-        if (iv.relative_width() > max(10.0 ** -opt.digits, KTILT_WALK_WIDTH)
-                and iv.upper > Fraction(1, 10**KTILT_WALK_REACH)
-                and (P.k <= KTILT_WALK_MAX_K or iv.upper > Fraction(1, 10**KTILT_WALK_NEAR))):
-            # wider than asked where the walk still reaches: its passes too, the intersection
-            # (L = 40, N = 10^7, lam = e^2, k = 2, q = 0.41: the tilt [1.4e-153, 9.7e-147], the
-            # walk 1.394e-153 to 2e-4)
-            try:
-                iv = iv.intersect(_kfourier_passes(P, q, lam, eps, inclusive, opt.digits, progress=progress,
-                                                   deadline=deadline))
-            except CapacityError:
-                pass
-        return iv
+        # wider than asked where the walk still reaches: its passes too, the intersection
+        # (L = 40, N = 10^7, lam = e^2, k = 2, q = 0.41: the tilt [1.4e-153, 9.7e-147], the
+        # walk 1.394e-153 to 2e-4)
+        return with_walk(iv, 10.0 ** -opt.digits, P.k, lambda: _kfourier_passes(
+            P, q, lam, eps, inclusive, opt.digits, progress=progress, deadline=deadline))
     if lam is None:
         # the two-type and minority searches compare with a rational lam: enclose e^eps
         e = exp_interval(eps)
@@ -278,6 +271,32 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
     if name == "chernoff":
         return minority_eta(P, q, lam, inclusive=inclusive, method="chernoff")
     return minority_eta(P, q, lam, inclusive=inclusive, h=opt.step)
+
+
+def with_walk(iv: Interval, rel: float, k: int, walk) -> Interval:
+    """The tilted strategy's enclosure ``iv`` (of eta or delta at ``k`` copies), intersected
+    with ``walk()``'s (the walk's passes: a certified enclosure of the same quantity) where
+    ``iv`` is wider than ``rel`` and than ``KTILT_WALK_WIDTH`` and lies within the walk's
+    reach (``KTILT_WALK_REACH``; beyond ``KTILT_WALK_MAX_K`` copies only above
+    ``10^-KTILT_WALK_NEAR``); a walk out of reach (``CapacityError`` or ``PrecisionError``)
+    leaves ``iv``.
+
+    >>> wide = Interval(Fraction(1, 10), Fraction(2, 10))
+    >>> w = with_walk(wide, 1e-3, 2, lambda: Interval(Fraction(15, 100), Fraction(3, 10)))
+    >>> (w.lower, w.upper)
+    (Fraction(3, 20), Fraction(1, 5))
+    >>> with_walk(wide, 1.0, 2, lambda: Interval(Fraction(15, 100), Fraction(3, 10))) is wide
+    True
+    """
+    from ..core.errors import PrecisionError
+    if (iv.relative_width() > max(rel, KTILT_WALK_WIDTH)
+            and iv.upper > Fraction(1, 10**KTILT_WALK_REACH)
+            and (k <= KTILT_WALK_MAX_K or iv.upper > Fraction(1, 10**KTILT_WALK_NEAR))):
+        try:
+            return iv.intersect(walk())
+        except (CapacityError, PrecisionError):
+            pass
+    return iv
 
 
 def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: int, *,
@@ -380,26 +399,22 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             # ~2-3x the cost; kfourier.series module doc), from the same tol
             hint["fine"], strikes, last, fine_floor = True, 0, None, True
             continue
-        if (strikes == 2 or (strikes and fine_floor)) and run.nodes <= kf_settings.HEAVIER_NODES \
-                and run.extra_light > -kf_settings.EXTRA_HEAVY:
+        small_now = (strikes == 2 or (strikes and fine_floor)) and run.nodes <= kf_settings.HEAVIER_NODES
+        small_first = (strikes == 2 and first_pass is not None and P.k >= kf_settings.FINE_K_LIMIT
+                       and first_pass[1] <= kf_settings.HEAVIER_FIRST_NODES)
+        if (small_now or small_first) and run.extra_light > -kf_settings.EXTRA_HEAVY:
             # the series enclosure's floor where the heavy enumeration is small (tiny eta at large
             # k): one more light level enumerated as heavy concentrates the light law's power
             # sums (k = 32, 003's reverse, q = 0.360444: relative width 7.2e-3 -> 1.0e-3, 15 ->
-            # 1,175 nodes, seconds), from the same tol
+            # 1,175 nodes, seconds), from the same tol; where this pass's walk is too large to go
+            # heavier but the first was small, at the first pass's tol (003's reverse, k = 200,
+            # q = 0.34, eta ~0.87: 599 / 1,169 / 2,112 nodes at 1e-4 / 3e-6 / 1e-7 gave
+            # [0.81, 0.915] and wider; one level heavier at 1e-4 [0.86963, 0.87007], 7,386 nodes, 12 s)
             hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
                     **({"fine": True} if run.fine else {})}
             strikes, last, shift_located, heavier_from = 0, None, True, w
-            continue
-        if strikes == 2 and first_pass is not None and first_pass[1] <= kf_settings.HEAVIER_FIRST_NODES \
-                and run.extra_light > -kf_settings.EXTRA_HEAVY and P.k >= kf_settings.FINE_K_LIMIT:
-            # the same floor where this pass's walk is too large to go heavier but the first was
-            # small: one more level heavy at the first pass's tol (003's reverse, k = 200, q =
-            # 0.34, eta ~0.87: 599 / 1,169 / 2,112 nodes at 1e-4 / 3e-6 / 1e-7 gave [0.81, 0.915]
-            # and wider; one level heavier at 1e-4 [0.86963, 0.87007], 7,386 nodes, 12 s)
-            hint = {"alpha": run.alpha, "extra_light": run.extra_light - 1,
-                    **({"fine": True} if run.fine else {})}
-            strikes, last, shift_located, heavier_from = 0, None, True, w
-            t = first_pass[0]
+            if not small_now:
+                t = first_pass[0]
             continue
         if strikes == 2 or (strikes and fine_floor):
             # twice not narrower, or once after the fine settings were taken at the default

@@ -660,7 +660,7 @@ class _Run:
         lead = math.log(float(self.lam)) if sign > 0 else 0.0
         self.log_eta = (lead + M * _log_m(law.lpi, sign * t * self.phi) - sign * t * y
                         - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
-        if getattr(self, "delta", False):
+        if self.delta:
             # delta = E_D[(R - lam)+]: R's growth k / y over the tilt t of eta's scale
             self.log_eta += math.log(min(1.0, self.k / (y * t)))
         self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
@@ -1163,7 +1163,7 @@ class _ReverseRun(_Run):
     ``M`` null outputs, the light levels ``0 .. J`` by one box, the heavy ones by a union bound."""
 
     def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, light: int | None = None):
-        self.full, self.k, self.rel = law, k, rel
+        self.full, self.k, self.rel, self.delta = law, k, rel, False
         M = law.M
         self.kappa = exact_arb(_kappa(M, k))
         thr = 1 / lam
