@@ -72,6 +72,18 @@ threshold far below the light mean (``[E[R | n] - lam P[R <= lam | n], E[R | n]]
 Chernoff cap (``J <= 1``) below its share of the width.  At ``k = 2``, ``q = 0.42`` five counts of
 ~130 need integrals, relative width 1.0e-5 in 8 s.
 
+**The top levels.**  Where the top level's enumeration is still wider than asked (by
+:data:`TOP_TWO_WIDER`, and than :data:`TOP_TWO_WIDTH`) because the light box is lumpy at its own
+top level (``k = 128``, ``q = 0.415``: the light ``p_2`` ranges over 0 .. 17 times its tilted mean,
+carried by a few dozen outputs at level 39; each top count 1.2e-3 wide), the two top levels'
+counts are enumerated together: per count vector ``(n_(d-1), n_d)`` the multinomial weight ``M! /
+(n_(d-1)! n_d! n'!) pi0_(d-1)^(n_(d-1)) pi0_d^(n_d) m_L^(n')``, ``E_H = (1 + w_(d-1) t)^(n_(d-1))
+(1 + w_d t)^(n_d)`` and the same certificates, each window from the box choice (a count beyond its
+edge is a failure under ``D_m`` jointly with ``p_1 > x_min``); a vector whose ``P_D[n] E[R | n]``
+(exact: the outputs are independent) is below its share is capped by it without a series.  ``k =
+128``, ``q = 0.415``: 1.13e-3 -> 2.1e-4 (840 vectors, 36 with integrals, 46 s); delta at ``k =
+16``, ``q = 0.42`` 2.2e-3 -> 7.6e-4.
+
 **delta.**  Forward, ``delta = P_(D_m)[R > lam] - lam P_D[R > lam] = E_D[(R - lam)+]``
 (:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``.
 ``delta / eta`` is ~``rho / t`` (R's growth over the tilt), so R's second order matters: above
@@ -204,6 +216,13 @@ SPLIT = 2
 #: within reach each cost an integral; L = 40, N = 10^7, lam = e^2, k = 16: q = 0.42 ~52, 14
 #: integrals; q = 0.45 ~5,220, 402 integrals, 520 s, where the one box gives 1.7e-5 in 3 s)
 TOP_COUNT_MAX = 1000
+#: the second level from the top enumerated too (its count with the top one's) where the top
+#: level's enumeration is wider than TOP_TWO_WIDER times the width asked (and TOP_TWO_WIDTH) and its
+#: tilted count is at most TOP_COUNT_MAX (k = 128, q = 0.415: the light box's p_2 is lumpy, 0 .. 17x its mean)
+TOP_TWO_WIDER = 10.0
+#: ... and than this (below it the top level alone meets the issue's width: a second level's
+#: counts cost ~5x the time)
+TOP_TWO_WIDTH = 1e-3
 #: delta's upper end: the quadratic remainder of e^(rho x) bounded through the kernel below
 #: x0 = DELTA_X0 / t (relative cost ~ DELTA_X0 rho / 2t) and by its sup beyond (~e^-DELTA_X0)
 DELTA_X0 = 40.0
@@ -558,8 +577,9 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     """Certified ``eta`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`) by
     tilting (module doc): forward ``P[R > lam]``, 003's reverse ``P[R < 1 / lam]`` ("The reverse
     direction"); relative width about ``rel`` (a target; the result is an enclosure whatever
-    width it reaches).  ``heavy`` (forward): 0 (no level enumerated) or 1 (the top level's count
-    enumerated); ``None`` chooses by the series width.  ``light`` (reverse): the top light level
+    width it reaches).  ``heavy`` (forward): 0 (no level enumerated), 1 (the top level's count
+    enumerated) or 2 (the top two levels' counts); ``None`` chooses by the series width (module
+    doc, "The top levels").  ``light`` (reverse): the top light level
     (``None``: the module doc's choice; a level ``0 .. d``).  Raises
     :class:`~exactdp.core.errors.CapacityError` where the pair is not k-copies with ``k >= 2``
     or (``route``; ``"auto"``: :data:`ROUTE` forward, :data:`REVERSE_ROUTE` reverse; ``None``:
@@ -593,8 +613,8 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
     t0 = time.time()
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
-    if heavy not in (None, 0, 1):
-        raise ParameterError(f"heavy must be None, 0 or 1, got {heavy!r}")
+    if heavy not in (None, 0, 1, 2):
+        raise ParameterError(f"heavy must be None, 0, 1 or 2, got {heavy!r}")
     red = kcopies(P)
     if red is None or red.k < 2:
         raise CapacityError("ktilt: k-copies pairs with k >= 2 only")
@@ -626,7 +646,16 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
             # small (each count within reach costs an integral)
             few = M * float(run.Q[-1]) <= TOP_COUNT_MAX
             heavy = 1 if few and run.single_width() > rel / 4 else 0
-        res = run.single() if heavy == 0 else run.top()
+            two = heavy == 1 and M * float(run.Q[-2]) <= TOP_COUNT_MAX
+        else:
+            two = heavy == 2
+        d = len(law.wf) - 1
+        res = run.single() if heavy == 0 else run.top(d - 1 if heavy == 2 else d)
+        if heavy == 1 and two and res["eta"].relative_width() > max(TOP_TWO_WIDER * rel, TOP_TWO_WIDTH):
+            # the light box lumpy at its top level: that level's count enumerated too
+            two_res = run.top(d - 1)
+            if two_res["eta"].width < res["eta"].width:
+                res = {**two_res, "eta": res["eta"].intersect(two_res["eta"])}
     return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
                    res["fail"], res["log10"], res["integrals"], time.time() - t0,
                    quantity="delta" if delta else "eta")
@@ -806,8 +835,8 @@ class _Run:
         law = self.law
         qf = arb(0)
         for key, v, edge, above, a, b, bq in fails:
-            if key == "count":
-                continue
+            if not isinstance(key, int):
+                continue                    # an enumerated level's count
             va = [w ** key if x > 0 else arb(0) for w, x in zip(law.w[:d], v[:d])]
             qf += _joint_fail(probs, phia[:d], va, n, s_dn, edge=edge, above=above, t=t)
         return qf
@@ -874,14 +903,14 @@ class _Run:
         below ``FAIL_SHARE rel`` of ``E[R | n]`` (or the threshold is not far out)."""
         law, M = self.law, self.law.M
         nl = M - n
-        lpi = law.lpi[:d] - math.log1p(-math.exp(law.lpi[d]))
+        lpi = law.lpi[:d] - _log_m(law.lpi[:d], 0.0)
         p = np.exp(lpi)
         phi = phi[:d]
         mean = nl * float((p * phi).sum())
         sd = math.sqrt(max(nl * float((p * phi * phi).sum() - (p * phi).sum() ** 2), 1e-300))
         if not float(s_dn) < mean - 6 * sd:
             return None
-        rest = 1 - law.pi0[d]
+        rest = self._light_mass(d)
         probs = [x / rest for x in law.pi0[:d]]
         er = self._mean_r(n, E, d)
         # P[Y < s_dn]: Chernoff of the lower tail, theta in floats
@@ -893,7 +922,7 @@ class _Run:
         plow = (nl * m.log() + th * s_dn).exp()
         pf = self._light_fail(fails, probs, d, nl)
         gap = self.lam_hi * (plow + pf)
-        wt = (weight_log + nl * rest.log()).exp()       # P_D[n_d = n] = C(M, n) pi0_d^n (1 - pi0_d)^(n')
+        wt = (weight_log + nl * rest.log()).exp()       # P_D[counts]: the multinomial weight, light mass^(n')
         if self.delta:
             # E[(R - lam)+ | n] = E[R | n] - lam + E[(lam - R)+ | n], the last in [0, gap]
             if not (er > self.lam_hi and gap < (er - self.lam_hi) * self.rel * FAIL_SHARE):
@@ -920,50 +949,67 @@ class _Run:
                 pass
         return floor
 
-    def top(self) -> dict:
-        """The top level's count ``n`` enumerated (module doc, "The top level"): per count its
-        own series (``E_H = (1 + w_d t)^n``), points and tilt of the light law."""
+    def top(self, first: int | None = None) -> dict:
+        """The counts of the levels ``first .. d`` enumerated (module doc, "The top level" and
+        "The top levels"; default the top level alone): per count vector its own series (``E_H =
+        prod_j (1 + w_j t)^(n_j)``), points and tilt of the light law (the levels below
+        ``first``)."""
+        import itertools
         law, k, M = self.law, self.k, self.law.M
-        d = len(law.wf) - 1
-        ind = (np.arange(d + 1) == d).astype(float)
-        _, edges, fails = self._choose_box(d, extra=[("count", ind)])
-        n_lo, n_hi = math.ceil(edges["count"][0]), math.floor(edges["count"][1])
-        boxes = _boxes(k, self.stat, law.w[d - 1], edges[2], edges[3], edges[4])
+        D = len(law.wf) - 1
+        first = D if first is None else first
+        levels = list(range(first, D + 1))
+        extra = [(("count", j), (np.arange(D + 1) == j).astype(float)) for j in levels]
+        _, edges, fails = self._choose_box(first, extra=extra)
+        windows = [range(math.ceil(edges[key][0]), math.floor(edges[key][1]) + 1) for key, _ in extra]
+        boxes = _boxes(k, self.stat, law.w[first - 1], edges[2], edges[3], edges[4])
         self.cmax = max(float_hi(b.y_shift()) for b in boxes)
         self.p3hi, self.p4hi = arb(edges[3][1]), arb(edges[4][1])
-        # the count's failure: n outside [n_lo, n_hi] is in `fails` (key "count": edges at the
-        # float ends; the integer range lies inside them), with the light box's
+        # a count outside its window is in `fails` (key ("count", j): edges at the float ends;
+        # the integer range lies inside them), with the light box's
         fail_dm, _ = self._fail_arb(fails, None, M)
         self._ylo_ok, self._keep, self.edges = {}, [boxes], edges
-        mode = int(round(M * float(self.Q[d])))
-        order = sorted(range(n_lo, n_hi + 1), key=lambda n: abs(n - mode))
+        mode = [M * float(self.Q[j]) for j in levels]
+        vectors = sorted(itertools.product(*windows),
+                         key=lambda n: sum(abs(c - m) / math.sqrt(m + 1) for c, m in zip(n, mode)))
         lower, upper, integrals = arb(0), arb(0), 0
-        first = None
-        for n in order:
-            lo_n, up_n, got, pts = self._count(n, d, boxes, fails, n_hi - n_lo + 1)
+        first_pts = None
+        for n in vectors:
+            lo_n, up_n, got, pts = self._count(n, levels, boxes, fails, len(vectors))
             lower += lo_n
             upper += up_n
             integrals += got
-            if first is None and pts is not None:
-                first = pts
+            if first_pts is None and pts is not None:
+                first_pts = pts
         upper += fail_dm
-        s_dn, s_up, rho = first if first is not None else (arb(0), arb(0), arb(0))
+        s_dn, s_up, rho = first_pts if first_pts is not None else (arb(0), arb(0), arb(0))
         return self._result(lower, upper, fail_dm, points=(s_dn, s_up, rho), integrals=integrals)
 
-    def _count(self, n: int, d: int, boxes, fails, nodes: int):
-        """One top count: ``(lower, upper, integrals, (s_dn, s_up, rho) in total Y or None)``."""
+    def _count(self, counts, levels, boxes, fails, nodes: int):
+        """One count vector ``counts`` of the enumerated ``levels``: ``(lower, upper, integrals,
+        (s_dn, s_up, rho) in total Y or None)``."""
+        from flint import arb_poly
         law, k, M = self.law, self.k, self.law.M
-        wd, phid = law.w[d], self.phia[d]
-        E = _heavy_poly(n, wd, k)
-        weight_log = arb(comb(M, n)).log() + n * law.pi0[d].log()
+        d, n = levels[0], sum(counts)
+        E, weight_log, rest = arb_poly([1]), arb(0), M
+        for j, c in zip(levels, counts):
+            E = (E * arb_poly(_heavy_poly(c, law.w[j], k))).truncate(k + 1)
+            weight_log += arb(comb(rest, c)).log() + c * law.pi0[j].log()      # multinomial
+            rest -= c
+        E = [E[i] for i in range(k + 1)]
+        heavy_w = sum((c * law.w[j] for j, c in zip(levels, counts)), arb(0))
+        heavy_phi = float(sum((c * self.phia[j] for j, c in zip(levels, counts)), arb(0)))
+        er = self._mean_r(n, E, d)
+        wt = (weight_log + (M - n) * self._light_mass(d).log()).exp()         # P_D[counts]
         # the heavy outputs alone decide: R >= kappa e_k(H) (e_k grows with every output)
         if self.kappa * E[k] > self.lam_hi:
-            er = self._mean_r(n, E, d)
-            wt = (weight_log + (M - n) * (1 - law.pi0[d]).log()).exp()      # P_D[n_d = n]
             if self.delta:                  # (R - lam)+ = R - lam there
                 return (er - self.lam_hi) * wt, (er - self.lam_lo) * wt, 0, None
             return er * wt, er * wt, 0, None
-        xmax = self.xmin_lo - n * wd
+        if len(levels) > 1 and float((er * wt).upper().log()) < \
+                self.log_eta + math.log(self.rel * FAIL_SHARE / nodes):
+            return arb(0), er * wt, 0, None     # E_D[R; counts] below its share (no series)
+        xmax = self.xmin_lo - heavy_w
         stat, phi, phia = self.stat, self.phi, self.phia
         for refine in (True, False):
             cmax = max(float_hi(b.y_shift()) for b in boxes)
@@ -981,7 +1027,7 @@ class _Run:
                     raise
                 return sure[0], sure[1], 0, None
             th = Series(E, self.kappa, k, boxes)
-            guess = max(self.y - n * float(phid), float(ylo) * 1.0001 + 1e-300)
+            guess = max(self.y - heavy_phi, float(ylo) * 1.0001 + 1e-300)
             y0 = th.root(th.main_value, self.lam, guess)
             if not (refine and REFINE_COUNT):
                 break
@@ -994,7 +1040,8 @@ class _Run:
         s_up = _root_point(th, self.lam_lo, y0, above=False)
         ends = self._ends(th, boxes, E, s_dn, s_up)
         f_up, rho = ends[2], ends[3]
-        pts = (s_dn + n * phia[d], s_up + n * phia[d], rho)
+        heavy_y = sum((c * phia[j] for j, c in zip(levels, counts)), arb(0))
+        pts = (s_dn + heavy_y, s_up + heavy_y, rho)
         sure = self._certain(n, E, s_dn, fails, d=d, weight_log=weight_log, phi=phi, phia=phia)
         if sure is not None:
             return sure[0], sure[1], 0, pts
@@ -1023,8 +1070,8 @@ class _Run:
         lq = np.log(np.maximum(np.array([float(p) for p in probs]), 1e-320))
         qf = arb(0)
         for key, v, edge, above, a, b, bq in fails:
-            if key == "count":
-                continue
+            if not isinstance(key, int):
+                continue                    # an enumerated level's count
             vl = v[:d]
             sd = math.sqrt(max(nl * float((np.exp(lq) * vl * vl).sum()), 1e-300))
             bq2, _ = _fail_q(lq, vl, nl, edge, above=above, sd=sd)
@@ -1037,10 +1084,14 @@ class _Run:
         from flint import arb_poly
         law, k = self.law, self.k
         nl = law.M - n
-        rest = 1 - law.pi0[d]
+        rest = self._light_mass(d)
         mu = sum((x / rest * w for x, w in zip(law.pi0[:d], law.w[:d])), arb(0))
         lt = [comb(nl, i) * mu ** i for i in range(k + 1)]
         return self.kappa * (arb_poly(E) * arb_poly(lt)).coeffs()[k]
+
+    def _light_mass(self, d: int) -> arb:
+        """``P_D`` of one output at a light level (below ``d``)."""
+        return sum(self.law.pi0[:d], arb(0))
 
     def _linear_point(self, E) -> arb:
         """A light level ``s`` from which ``R > lam`` on the box without the series:
