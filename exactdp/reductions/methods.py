@@ -110,7 +110,7 @@ KTILT_FLOOR = 1e-7
 KTILT_WALK_REACH = 290
 KTILT_WALK_WIDTH = 1e-3
 #: ... at k up to this (beyond, a walk at eta ~1e-150 runs for many minutes: k = 128, q = 0.415,
-#: the tilt's 1.1e-3 is the answer, marked wider than asked), or at any k where the tilt's upper
+#: the tilt's answer, 2.1e-4 with the two top levels since session 28), or at any k where the tilt's upper
 #: end is above 10^-KTILT_WALK_NEAR (003's reverse, k = 200, q = 0.38: the tilt 2.7e-3 around
 #: 3.1e-11, the walk 1e-3 in ~15 s)
 KTILT_WALK_MAX_K = 16

@@ -81,8 +81,9 @@ counts are enumerated together: per count vector ``(n_(d-1), n_d)`` the multinom
 (1 + w_d t)^(n_d)`` and the same certificates, each window from the box choice (a count beyond its
 edge is a failure under ``D_m`` jointly with ``p_1 > x_min``); a vector whose ``P_D[n] E[R | n]``
 (exact: the outputs are independent) is below its share is capped by it without a series.  ``k =
-128``, ``q = 0.415``: 1.13e-3 -> 2.1e-4 (840 vectors, 36 with integrals, 46 s); delta at ``k =
-16``, ``q = 0.42`` 2.2e-3 -> 7.6e-4.
+128``, ``q = 0.415``: 1.13e-3 -> 2.1e-4 (840 vectors, 36 with integrals, 46 s); ``k = 2``, ``q =
+0.41`` [1.4e-153, 9.7e-147] (level 39 rare and heavy) -> 3.7e-5; delta at ``k = 16``, ``q = 0.42``
+2.2e-3 -> 7.2e-4.
 
 **delta.**  Forward, ``delta = P_(D_m)[R > lam] - lam P_D[R > lam] = E_D[(R - lam)+]``
 (:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``.
@@ -96,7 +97,8 @@ kappa min D_(k-2)``: every ``D_j`` nondecreasing in ``Y`` on the monotone range)
 ``E[R | n] - lam`` exactly.  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (rel 1e-4 asked): ``k =
 2``, ``q = 0.45`` relative width 5.7e-5, ``k = 16`` 8.2e-5; ``q = 0.42`` 4.4e-4 (``k = 2``),
 2.2e-3 (``k = 16``); ``k = 8``, ``q = 0.415`` 6.2e-3 (linear kernels alone: 1.1e-4, 4.2e-3,
-1.4e-2, 6.5e-2).
+1.4e-2, 6.5e-2); with the two top levels ("The top levels") 7.2e-4 (``k = 16``, ``q = 0.42``) and
+2.5e-3 (``k = 8``, ``q = 0.415``; three levels 1.7e-3 in 30 s, four 1.5e-3 in 256 s: not taken).
 
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
