@@ -219,8 +219,9 @@ SPLIT = 2
 #: integrals; q = 0.45 ~5,220, 402 integrals, 520 s, where the one box gives 1.7e-5 in 3 s)
 TOP_COUNT_MAX = 1000
 #: the second level from the top enumerated too (its count with the top one's) where the top
-#: level's enumeration is wider than TOP_TWO_WIDER times the width asked (and TOP_TWO_WIDTH) and its
-#: tilted count is at most TOP_COUNT_MAX (k = 128, q = 0.415: the light box's p_2 is lumpy, 0 .. 17x its mean)
+#: level's enumeration is wider than TOP_TWO_WIDER times the width asked (and TOP_TWO_WIDTH) and
+#: its tilted count is at most TOP_COUNT_MAX (k = 128, q = 0.415: the light box's p_2 is lumpy,
+#: 0 .. 17x its mean)
 TOP_TWO_WIDER = 10.0
 #: ... and than this (below it the top level alone meets the issue's width: a second level's
 #: counts cost ~5x the time)
