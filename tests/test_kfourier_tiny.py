@@ -175,6 +175,15 @@ def test_readme_quote_of_the_large_deviation_at_k8(capsys):
 
 
 @pytest.mark.slow
+def test_readme_quote_of_the_two_top_levels_at_k128(capsys):
+    """README's k = 128, q = 0.415 eta, fresh from the command line (~50 s: the top level's count
+    alone 1.13e-3, then the two top levels' counts together, 2.1e-4; kfourier.tilt, "The top
+    levels")."""
+    printed = _printed(capsys, "eta", "0.415", 128)
+    assert f"prints `{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
 def test_far_decisions_agree_with_decisions_at_eight(monkeypatch):
     """The route before far decisions (every decision at 8 deviations) and the default give
     overlapping certified enclosures at k = 2, q = 0.385 (eta ~ 7.8e-9), tol 1e-14; the default
