@@ -450,7 +450,7 @@ def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool =
     i = acb(0, 1)
     out = []
     for coef in kernels:
-        c1, c2, c3 = (arb(x) for x in (tuple(coef) + (0, 0))[:3])
+        c1, c2, c3 = _coefs(coef)
 
         def kern(z, sign, c1=c1, c2=c2, c3=c3):
             d = th - sign * i * z
@@ -461,8 +461,7 @@ def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool =
                              + c3 * min(T2 / t, T1 / (t * t))).upper())) / arb.pi()
         ek = float((c1 + c2 / th + 2 * c3 / (th * th)).upper()) * eps
         lo, hi = _integrate(law, N, shifts=[c + aa, c - aa], kernel=kern, upper=U1, eps=ek, prec=prec)
-        e1t = arb(1).exp() * th
-        extra = qa * (c1 + c2 / e1t + 4 * c3 / (e1t * e1t))
+        extra = qa * _kernel_sup(c1, c2, c3, th)
         out.append(((-2 * th * aa).exp() * (lo + tail) - extra, (2 * th * aa).exp() * (hi + tail) + extra))
     return out, a, len(out)
 
@@ -603,15 +602,25 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None, upper=
         return res
 
 
+def _coefs(coef):
+    """``(c1, c2, c3)`` in arb from a kernel's ``(c1, c2)`` or ``(c1, c2, c3)``."""
+    return tuple(arb(x) for x in (tuple(coef) + (0, 0))[:3])
+
+
+def _kernel_sup(c1, c2, c3, th):
+    """``c1 + c2 / (e t) + 4 c3 / (e t)^2``: the kernel function's sup over ``x > 0`` (``0 <= h <=
+    1``, ``0 <= h2 <= 1/(e t)``, ``0 <= h3 <= (2/(e t))^2``)."""
+    e1t = arb(1).exp() * th
+    return c1 + c2 / e1t + 4 * c3 / (e1t * e1t)
+
+
 def _clipped(pairs, coefs, th):
     """Intervals from arb ends ``(lo, hi)`` of ``E_Q[c1 h + c2 h2 + c3 h3]``, clipped to ``[0, c1 +
     c2 / (e t) + 4 c3 / (e t)^2]`` (``0 <= h <= 1``, ``0 <= h2 <= 1/(e t)``, ``0 <= h3 <= (2/(e
     t))^2``)."""
     out = []
     for (lo, hi), coef in zip(pairs, coefs):
-        c1, c2, c3 = (arb(x) for x in (tuple(coef) + (0, 0))[:3])
-        e1t = arb(1).exp() * th
-        cap = c1 + c2 / e1t + 4 * c3 / (e1t * e1t)
+        cap = _kernel_sup(*_coefs(coef), th)
         out.append(Interval(max(arb_to_interval(lo).lower, Fraction(0)),
                             max(min(arb_to_interval(hi).upper, arb_to_interval(cap).upper), Fraction(0))))
     return out

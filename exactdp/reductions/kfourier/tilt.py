@@ -574,6 +574,19 @@ def _heavy_poly(n: int, w: arb, k: int):
     return [comb(n, i) * w ** i for i in range(k + 1)]
 
 
+def _heavy_vector(law: _Law, levels, counts, k: int):
+    """``(E_H, log weight)`` of a count vector of enumerated levels: ``[t^i] prod_j (1 + w_j
+    t)^(n_j)``, ``i = 0 .. k``, and ``log`` of the multinomial factor ``prod_j C(M - n_<j, n_j)
+    pi0_j^(n_j)`` (times ``light mass^(M - n)``: ``P_D`` of the vector)."""
+    from flint import arb_poly
+    E, weight_log, rest = arb_poly([1]), arb(0), law.M
+    for j, c in zip(levels, counts):
+        E = E * arb_poly(_heavy_poly(c, law.w[j], k))
+        weight_log += arb(comb(rest, c)).log() + c * law.pi0[j].log()
+        rest -= c
+    return padded_coeffs(E, k + 1), weight_log
+
+
 def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
                 route: float | str | None = "auto", heavy: int | None = None,
                 light: int | None = None) -> KTilted:
@@ -991,15 +1004,9 @@ class _Run:
     def _count(self, counts, levels, boxes, fails, nodes: int):
         """One count vector ``counts`` of the enumerated ``levels``: ``(lower, upper, integrals,
         (s_dn, s_up, rho) in total Y or None)``."""
-        from flint import arb_poly
         law, k, M = self.law, self.k, self.law.M
         d, n = levels[0], sum(counts)
-        E, weight_log, rest = arb_poly([1]), arb(0), M
-        for j, c in zip(levels, counts):
-            E = (E * arb_poly(_heavy_poly(c, law.w[j], k))).truncate(k + 1)
-            weight_log += arb(comb(rest, c)).log() + c * law.pi0[j].log()      # multinomial
-            rest -= c
-        E = [E[i] for i in range(k + 1)]
+        E, weight_log = _heavy_vector(law, levels, counts, k)
         heavy_w = sum((c * law.w[j] for j, c in zip(levels, counts)), arb(0))
         heavy_phi = float(sum((c * self.phia[j] for j, c in zip(levels, counts)), arb(0)))
         er = self._mean_r(n, E, d)
@@ -1598,7 +1605,6 @@ class _ReverseRun(_Run):
         series with ``E_H = prod_j (1 + w_j t)^(n_j)``, its own tilt), a Chernoff cap where that is
         below its share; plus the box, window and union failures."""
         import itertools
-        from flint import arb_poly
         full, law, k, M = self.full, self.law, self.k, self.law.M
         boxes, levels = self.boxes, self.enum["levels"]
         neg = [-x for x in self.phia]
@@ -1608,17 +1614,10 @@ class _ReverseRun(_Run):
         lower, upper, integrals = arb(0), arb(0), 0
         certified, first = math.inf, None
         for n in sorted(vectors, key=sum):
-            E = arb_poly([1])
-            for j, c in zip(levels, n):
-                E = (E * arb_poly(_heavy_poly(c, full.w[j], k)))
-            E = [E[i] if i <= E.degree() else arb(0) for i in range(k + 1)]
+            E, wlog = _heavy_vector(full, levels, n, k)
             if self.kappa * E[k] > self.lam_hi:
                 continue                            # R >= kappa e_k(H) > thr
             nl = M - sum(n)
-            wlog, rest = arb(0), M
-            for j, c in zip(levels, n):
-                wlog += arb(comb(rest, c)).log() + c * full.pi0[j].log()
-                rest -= c
             th = Series(E, self.kappa, k, boxes)
             y0 = th.root(th.main_value, self.lam, self.y)
             s_dn = _root_point(th, self.lam_hi, y0, above=True)
