@@ -24,7 +24,7 @@ from exactdp.model.mechanism import Mechanism
 from exactdp.model.pair import canonical_pair, reverse_canonical_pair
 from exactdp.reductions import methods
 from exactdp.reductions.kcopies import kcopies_delta, kcopies_eta
-from exactdp.reductions.kfourier import ktilted_eta
+from exactdp.reductions.kfourier import kfourier_delta, ktilted_eta
 from exactdp.reductions.kfourier.tilt import ktilted_delta, ktilted_estimate
 
 DEPLOY = (10**7, 40)
@@ -428,5 +428,61 @@ def test_delta_far_tail_on_the_command_line(capsys):
     rec = json.loads(out.out)
     lo, hi = F(rec["delta"]["lower"]), F(rec["delta"]["upper"])
     assert 0 < lo < hi < F(1, 10**100000) and (hi - lo) / hi < F(1, 10**3)
-    with pytest.raises(CapacityError, match="reverse"):
-        ktilted_delta(reverse_canonical_pair(*DEPLOY, 2), "0.45", eps=2)
+    # 003's reverse far tail's delta by the tilt (the walk's difference gave [0, 5.9e-73] at k = 16)
+    rc = main(["delta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.38", "--eps", "2",
+               "--direction", "reverse", "--json", "--quiet"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    rec = json.loads(out.out)
+    lo, hi = F(rec["delta"]["lower"]), F(rec["delta"]["upper"])
+    assert F(1, 10**318) < lo < hi < F(1, 10**317) and (hi - lo) / hi < F(1, 10**3)
+
+
+@pytest.mark.parametrize("q", ["0.34", "0.38"])
+def test_reverse_delta_importance_sampled_monte_carlo_at_deployment_scale(q):
+    # 003's reverse delta = E_D[(1 - lam R)+] = m(t)^M e^(ts) E_Q[(1 - lam R)+ e^(t(Y - s))] under the
+    # strategy's own tilted light law (k = 2: R exactly, as the eta check above), and delta below
+    # eta (the walk's difference of etas gave only an upper bound there)
+    N, L = DEPLOY
+    k, M = 2, 2 * N
+    P = reverse_canonical_pair(N, L, k)
+    r = ktilted_delta(P, q, eps=2, rel=1e-4, route=None)
+    e = ktilted_eta(P, q, eps=2, rel=1e-4, route=None)
+    assert r.quantity == "delta" and 0 < r.eta.lower and r.eta.relative_width() < 1e-3
+    assert r.eta.upper < e.eta.lower * F(1, 100)
+    w, phi, Q, logm = _light_law(q, M, r.light, r.t, r.stat)
+    rng = np.random.default_rng(20261209)
+    T = rng.multinomial(M, Q / Q.sum(), size=100_000)
+    p1, p2, Y = T @ w, T @ (w * w), T @ phi
+    R = M / (M - 1) * (p1 * p1 - p2)
+    s = r.s_up
+    hit = R < math.exp(-2)
+    h = np.where(hit, (1 - math.exp(2) * R) * np.exp(r.t * np.where(hit, Y - s, 0.0)), 0.0)
+    est, se = h.mean(), h.std() / math.sqrt(len(h))
+    assert est > 10 * se
+    log10_mc = (M * logm + r.t * s + math.log(est)) / math.log(10)
+    assert abs(log10_mc - r.log10_eta) < 5 * se / est / math.log(10) + 1e-9, (log10_mc, r.log10_eta, se / est)
+
+
+@pytest.mark.slow
+def test_reverse_delta_contains_the_exact_tree_value():
+    # L = 5, N = 1000, k = 2, q = 0.2446, lam = 3: the tree's delta ~1.0495e-4 (tol 1e-12, ~30 s);
+    # at this N the monotone range below the threshold is short (t (s - ylo) ~ 4), so the kernels'
+    # sup beyond it makes the tilt wide: the check is the containment and a positive lower end
+    P = reverse_canonical_pair(1000, 5, 2)
+    tree = kcopies_delta(P, "0.2446", F(3), tol=1e-12)
+    r = ktilted_delta(P, "0.2446", F(3), rel=1e-6, route=None)
+    assert tree.relative_width() < 1e-3 and r.quantity == "delta"
+    assert 0 < r.eta.lower <= tree.lower and tree.upper <= r.eta.upper < 10 * tree.upper, (r.eta, tree)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k, q", [(8, "0.34"), (16, "0.351")])
+def test_reverse_delta_inside_the_walks_difference(k, q):
+    # eta ~5e-11 (levels above the light cut enumerated): the walk's delta, the difference of two
+    # etas, is ~90 % wide ([8.7e-13, 2.4e-12] at k = 8, ~20 s); the tilt's ~1 %, inside it
+    P = reverse_canonical_pair(*DEPLOY, k)
+    walk = kfourier_delta(P, q, eps=2, rel=1e-2)
+    r = ktilted_delta(P, q, eps=2, rel=1e-4)
+    assert r.enumerated and 0 < r.eta.lower and r.eta.relative_width() < 0.05
+    assert walk.lower <= r.eta.lower and r.eta.upper <= walk.upper, (r.eta, walk)

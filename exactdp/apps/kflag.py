@@ -132,8 +132,8 @@ def _delta_one(P, q, lam, eps, rel=None, *, deadline=None):
 
 
 def _delta_tilted(P, q, lam, eps, rel, *, deadline=None):
-    """The forward far tail's delta by tilting (:func:`exactdp.reductions.kfourier.tilt.ktilted_delta`,
-    below its route), intersected with the walk's difference of etas where the walk runs for eta
+    """The far tail's delta by tilting, forward and 003's reverse
+    (:func:`exactdp.reductions.kfourier.tilt.ktilted_delta`, below its route), intersected with the walk's difference of etas where the walk runs for eta
     too (:func:`exactdp.reductions.methods.with_walk`); ``None`` off its route or where a
     certificate fails."""
     from ..core.errors import PrecisionError

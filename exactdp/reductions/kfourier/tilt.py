@@ -158,6 +158,31 @@ series' gap ``t (s_dn - s_up)`` plus the upper end's failures over ``eta``'s sca
 relative width 5e-5 .. 3e-4 in seconds to a minute (on that grid of ``q``), but ``k = 200``, ``q =
 0.38`` 2.7e-3 (there the walk runs too); above :data:`REVERSE_ROUTE` the walk answers.
 
+**delta of the reverse.**  003's reverse ``delta = P_D[R < thr] - lam P_(D_m)[R < thr] = E_D[(1 -
+lam R)+]`` (:func:`ktilted_delta`; ``P_(D_m)[A] = E_D[R; A]``) lies in ``[lam_hi E(thr_lo - R)+,
+lam_lo E(thr_hi - R)+]``; the same plan (light cut, union bound or enumerated levels, box) with
+the function ``(thr - R)+`` under the downward tilt, ``x = s - Y``.  ``R < thr`` is a small ``R``:
+the Maclaurin point lies within ~0.2 / t of the threshold, so the series is certified monotone
+(every ``D_j >= 0``) from ``s_up - X / t`` on instead, and there ``F(s - x) = sum_i (-x)^i F^(i)(s)
+/ i!`` with every derivative nonnegative and nondecreasing gives, by Lagrange's remainders,
+
+    (thr - R)+ <= sigma x + (F3_hi x0 / 6 - F2_lo / 2) x^2      at s_dn, 0 < x <= x0,
+    thr - R   >= (thr_lo - f_up) + sigma_lo x - F2_hi x^2 / 2    at s_up, 0 < x <= s_up - ylo,
+
+(``F2``, ``F3`` the second and third derivatives; ``x^3 <= x0 x^2``; ``x0 = X / t``, ``X``
+balancing that fold against the sup ``thr e^(-t x0)`` beyond it), a negative quadratic term its
+own kernel ``x^2 e^(-tx)``, subtracted.  R's slope varies with ``p_2`` across the box at first
+order (~1e-3 at ``k = 8``, ``q = 0.36``: the statistic cancels ``p_2`` in R's value at the
+threshold, not in its slope), so the coefficients are an inner box's (``p_2`` within
+:data:`DELTA_INNER_Z` sd, ``p_3``, ``p_4`` cut too where that pays), the shell between it and the
+box bounded by the joint Chernoff bounds of the inner edges.  The failures (the box's, the union
+bound's, the windows') count at most 1 each (``(1 - lam R)+ <= 1``).  ``delta / eta`` is ~``k / (y
+t)``.  L = 40, N = 10^7, lam = e^2 (rel 1e-4 asked): the far tail (``k = 16``, ``q = 0.38``; ``k =
+2``, ``q = 0.34``) relative width 1.7e-4 and 7.4e-5 (the walk's difference gave only ``[0,
+5.9e-73]`` at ``k = 16``); near the route (``eta`` ~1e-11 .. 1e-20, levels enumerated, ``k / (y
+t)`` ~0.03) 0.6 .. 2.5 % (the slope's spread left inside the inner box; the walk's difference
+there ~90 %).
+
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
 the walk where both reach (``q = 0.41``) and an importance-sampled Monte Carlo of its own tilted
@@ -229,6 +254,12 @@ TOP_TWO_WIDTH = 1e-3
 #: delta's upper end: the quadratic remainder of e^(rho x) bounded through the kernel below
 #: x0 = DELTA_X0 / t (relative cost ~ DELTA_X0 rho / 2t) and by its sup beyond (~e^-DELTA_X0)
 DELTA_X0 = 40.0
+#: 003's reverse delta: the fold's cut x0 = X / t, X the least estimated cost of these (the fold's
+#: ~F3 X / (3 t^2 sigma) against the sup beyond, ~e^-X)
+DELTA_X0S = tuple(float(x) for x in range(6, 61, 2))
+#: 003's reverse delta: the inner box's p_2 edges tried (standard deviations under the tilted law;
+#: the slope of R varies ~1e-3 over the box's p_2 range at k = 8, q = 0.36)
+DELTA_INNER_Z = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0)
 #: each count's own cancelling statistic (its light power sums at its own threshold point)
 REFINE_COUNT = True
 
@@ -607,14 +638,15 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
 
 def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
                   route: float | str | None = "auto", heavy: int | None = None) -> KTilted:
-    """Certified ``delta`` of a forward k-copies pair by tilting: ``delta = P_(D_m)[R > lam] - lam
-    P_D[R > lam] = E_D[(R - lam)+]`` (:func:`~exactdp.reductions.kfourier.kfourier_delta`, 000
-    (1.1) with an additive ``delta``), the same certificate as :func:`ktilted_eta` with the
-    function ``(R - lam)+`` in place of ``R``: on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) +
-    sigma x`` above ``s_dn`` (convexity) and ``(R - lam_lo)+ <= f_up (e^(rho x) - 1)`` above
-    ``s_up`` (``f_up < lam_lo``); a top count whose heavy outputs alone exceed ``lam`` gives
-    ``E[R | n] - lam`` exactly.  The result's ``eta`` field holds ``delta`` (``quantity``
-    ``"delta"``).  Raises as :func:`ktilted_eta`; :class:`CapacityError` for 003's reverse.
+    """Certified ``delta`` of a k-copies pair by tilting (000 (1.1) with an additive ``delta``,
+    :func:`~exactdp.reductions.kfourier.kfourier_delta`).  Forward ``delta = P_(D_m)[R > lam] - lam
+    P_D[R > lam] = E_D[(R - lam)+]``, the same certificate as :func:`ktilted_eta` with the function
+    ``(R - lam)+`` in place of ``R``: on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) + sigma x``
+    above ``s_dn`` (convexity) and ``(R - lam_lo)+ <= f_up (e^(rho x) - 1)`` above ``s_up``
+    (``f_up < lam_lo``); a top count whose heavy outputs alone exceed ``lam`` gives ``E[R | n] -
+    lam`` exactly.  003's reverse ``delta = E_D[(1 - lam R)+]`` (module doc, "delta of the
+    reverse").  The result's ``eta`` field holds ``delta`` (``quantity`` ``"delta"``).  Raises as
+    :func:`ktilted_eta`.
 
     >>> from exactdp.model.pair import canonical_pair
     >>> d = ktilted_delta(canonical_pair(10**7, 40, 2), "0.45", 7, rel=1e-4)
@@ -634,8 +666,6 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
     red = kcopies(P)
     if red is None or red.k < 2:
         raise CapacityError("ktilt: k-copies pairs with k >= 2 only")
-    if delta and not red.forward:
-        raise CapacityError("ktilt: delta of 003's reverse is not built (the walk's difference of etas)")
     q = Fraction(q)
     lam, eps = parse_lam_eps(lam, eps)
     if route == "auto":
@@ -650,12 +680,13 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
         if not red.forward:
             if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
                 raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
-            run = _ReverseRun(law, k, _lam_arb(lam, eps), rel, light=light)
+            run = _ReverseRun(law, k, _lam_arb(lam, eps), rel, light=light, delta=delta)
             res = run.answer()
             return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
                            res["fail"], res["log10"], res["integrals"], time.time() - t0,
                            light=len(run.law.wf) - 1,
-                           enumerated=tuple(run.enum["levels"]) if run.enum is not None else ())
+                           enumerated=tuple(run.enum["levels"]) if run.enum is not None else (),
+                           quantity="delta" if delta else "eta")
         run = _Run(law, k, _lam_arb(lam, eps), rel, delta=delta)
         if heavy is None:
             # the top level's count enumerated where the one box is too wide and the count is
@@ -701,7 +732,7 @@ class _Run:
         self.phi = law.phi(*stat)
         self.phia = law.phi_arb(*stat)
         self.Q = law.tilted(sign * t, self.phi)
-        sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
+        sdy = self.sdy = math.sqrt(M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
         lead = math.log(float(self.lam)) if sign > 0 else 0.0
         self.log_eta = (lead + M * _log_m(law.lpi, sign * t * self.phi) - sign * t * y
                         - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
@@ -1219,15 +1250,27 @@ def _peel(P: float, fit, xs, cap, floor: float):
     return None
 
 
+def _delta_g(coefs, x0: arb) -> arb:
+    """The upper end's ``g`` of 003's reverse delta (``U = sigma x + g x^2`` on ``(0, x0]``, ``g =
+    -F2_lo / 2 + F3_hi x0 / 6``), kept where ``U`` stays nonnegative there, else ``F3_hi x0 / 6``."""
+    sig_hi, f2_lo, f3_hi = coefs[:3]
+    f3 = f3_hi * x0 / 6
+    g = arb((f3 - f2_lo / 2).upper())
+    return g if g >= 0 or sig_hi + g * x0 >= 0 else arb(f3.upper())
+
+
 class _ReverseRun(_Run):
     """003's reverse (module doc, "The reverse direction"): ``eta = P_D[R < 1 / lam]`` over the
     ``M`` null outputs, the light levels ``0 .. J`` by one box, the heavy ones by a union bound."""
 
-    def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, light: int | None = None):
-        self.full, self.k, self.rel, self.delta = law, k, rel, False
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, light: int | None = None,
+                 delta: bool = False):
+        self.full, self.k, self.rel, self.delta = law, k, rel, delta
         M = law.M
         self.kappa = exact_arb(_kappa(M, k))
         thr = 1 / lam
+        # delta = E_D[(1 - lam R)+] lies in [lam_hi E(thr_lo - R)+, lam_lo E(thr_hi - R)+]
+        self.lam_ends = (arb(lam.lower()), arb(lam.upper()))
         self.lam, self.lam_lo, self.lam_hi = thr, arb(thr.lower()), arb(thr.upper())
         self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
         # R < thr forces g(p_1) < T (Bonferroni bounds below): T at the threshold's upper end
@@ -1288,7 +1331,7 @@ class _ReverseRun(_Run):
         self.z, self.edges, self.fails = self._choose_box(len(law.wf))
         edges = self.edges
         self.boxes = _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4])
-        self.enum = None
+        self.enum, self._delta_from, self._inner = None, {}, None
         try:
             self.heavy = self._heavy_fail()
         except PrecisionError:
@@ -1607,7 +1650,6 @@ class _ReverseRun(_Run):
         import itertools
         full, law, k, M = self.full, self.law, self.k, self.law.M
         boxes, levels = self.boxes, self.enum["levels"]
-        neg = [-x for x in self.phia]
         fail = self.fail
         vectors = list(itertools.product(*(range(m + 1) for m in self.enum["windows"])))
         cap_log = self.log_eta + math.log(self.rel * FAIL_SHARE / len(vectors))
@@ -1642,21 +1684,14 @@ class _ReverseRun(_Run):
             if not (s_up >= arb(ylo) and s_dn > s_up):
                 raise PrecisionError("ktilt: an enumerated count's threshold points are outside the monotone range")
             try:
-                ut = upper_tail(law.pi0, neg, nl, [(-s_dn, 1, 0), (-s_up, 1, 0)], t=tn, rel=self.rel,
-                                prec=law.prec)
+                lo, up, got = self._integrals(law.pi0, nl, th, E, s_dn, s_up, arb(ylo), tn)
             except PrecisionError:
                 upper += cap                        # no integral certified: the cap alone
                 continue
-            integrals += ut.integrals
-            j_dn, j_up = ut.values
-            qf = arb(0)
-            for key, v, edge, above, a, b, X in self.fails:
-                qf += _joint_fail(ut.probs, neg, self._values(key), nl, -s_up, edge=edge, above=above, t=tn)
+            integrals += got
             W = wlog.exp()
-            lo = exact_arb(j_up.lower) - qf
-            if lo > 0:
-                lower += W * ut.log_prefactor(-s_up).exp() * lo
-            upper += W * ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper)
+            lower += W * lo
+            upper += W * up
             if first is None:
                 first = (s_dn, s_up)
         if first is None:
@@ -1688,16 +1723,189 @@ class _ReverseRun(_Run):
         s_up = _root_point(th, self.lam_lo, self.y, above=False)
         if not (s_up >= ylo and s_dn > s_up):
             raise PrecisionError("ktilt: the reverse threshold points are outside the monotone range")
-        neg = [-x for x in self.phia]
-        ut = upper_tail(law.pi0, neg, M, [(-s_dn, 1, 0), (-s_up, 1, 0)], t=self.t, rel=self.rel,
-                        prec=law.prec)
-        j_dn, j_up = ut.values
-        # the upper end's box failures under D (p_1 < X jointly), the lower end's under Q
+        lower, upper, integrals = self._integrals(law.pi0, M, th, [arb(1)], s_dn, s_up, ylo, self.t)
         fail = self.fail
+        return self._result(lower, upper + fail, fail, points=(s_dn, s_up, arb(0)), integrals=integrals)
+
+    def _integrals(self, pi0, n: int, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float):
+        """``(lower, upper, integrals)`` of ``P_D[R < thr; B]`` (eta) or ``E_D[(1 - lam R)+; B]``
+        (delta, :meth:`_delta_kernels`) over the ``n`` light draws ``pi0`` at the tilt ``t`` (the
+        series ``th`` with the heavy polynomial ``E``): the lower end less its box failure under
+        ``Q`` (jointly with ``x > 0``), the upper end without the failures under ``D``."""
+        neg = [-x for x in self.phia[:len(pi0)]]
+        if self.delta:
+            points, finish, ut_n = self._delta_kernels(th, E, s_dn, s_up, self._delta_range(s_up, ylo, t), t)
+            ut_n[0] = n
+        else:
+            points = [(-s_dn, 1, 0), (-s_up, 1, 0)]
+        ut = upper_tail(pi0, neg, n, points, t=t, rel=self.rel, prec=self.law.prec)
         qf = arb(0)
         for key, v, edge, above, a, b, X in self.fails:
-            qf += _joint_fail(ut.probs, neg, self._values(key), M, -s_up, edge=edge, above=above, t=self.t)
-        lower = exact_arb(j_up.lower) - qf
-        lower = ut.log_prefactor(-s_up).exp() * lower if lower > 0 else arb(0)
-        upper = ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper) + fail
-        return self._result(lower, upper, fail, points=(s_dn, s_up, arb(0)), integrals=ut.integrals)
+            qf += _joint_fail(ut.probs, neg, self._values(key), n, -s_up, edge=edge, above=above, t=t)
+        if self.delta:
+            lower, upper = finish(ut, qf)
+        else:
+            j_dn, j_up = ut.values
+            lower = exact_arb(j_up.lower) - qf
+            lower = ut.log_prefactor(-s_up).exp() * lower if lower > 0 else arb(0)
+            upper = ut.log_prefactor(-s_dn).exp() * exact_arb(j_dn.upper)
+        return lower, upper, ut.integrals
+
+    def _delta_range(self, s_up: arb, ylo: arb, t: float) -> arb:
+        """delta's monotone range: from ``s_up - DELTA_X0 / t`` (the Maclaurin point ``ylo`` lies
+        within ~0.2 / t of the threshold: eta needs no more) where the series is certified
+        nondecreasing there over the boxes (every ``D_j >= 0``), else from ``ylo``."""
+        y = float(s_up) - DELTA_X0 / t
+        if not (0 < y < float(ylo)):
+            return ylo
+        if y < self._delta_from.get(id(self.boxes), math.inf):
+            if not all(monotone_pieces(b, y) for b in self.boxes):
+                return ylo
+            self._delta_from[id(self.boxes)] = y
+        return arb(y)
+
+    def _delta_kernels(self, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float):
+        """delta's kernels (module doc, "delta of the reverse") and the function turning the
+        integrals and the lower end's failure ``qf`` into ``(lower, upper)`` of ``E_D[(1 - lam
+        R)+; B]``.  With ``x = s - Y``, ``F(s - x) = sum_i (-x)^i F^(i)(s) / i!``, every ``F^(i) =
+        kappa D_(k-i)`` nonnegative and nondecreasing on the monotone range (from ``ylo``):
+
+        * above (``s = s_dn``, ``0 < x <= x0 <= s_dn - ylo``): ``(thr - R)+ <= U(x) = sigma x + g
+          x^2`` with ``sigma`` the slope's upper corner and ``g = -F2_lo / 2 + F3_hi x0 / 6``
+          (Lagrange's remainder at the third order, ``x^3 <= x0 x^2``); beyond ``x0`` at most
+          ``thr``;
+        * below (``s = s_up``, ``0 < x <= xl = s_up - ylo``): ``thr - R >= L(x) = (thr_lo - f_up) +
+          sigma_lo x - F2_hi x^2 / 2`` (the second order's remainder); beyond ``xl`` at least 0.
+
+        The coefficients are the inner box's (:meth:`_delta_inner`: ``p_3``, ``p_4`` cut nearer
+        their means, where the slope varies less); on the shell between it and the box the
+        differences ``(U_B - U_I)+``, ``(L_I - L_B)+`` (polynomials in ``x`` with nonnegative
+        coefficients) are bounded by the joint Chernoff bounds of the inner edges
+        (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``).  The kernels of
+        :func:`~exactdp.engine.tilted.upper_tail` take ``c >= 0``: a negative quadratic term is its
+        own kernel ``x^2 e^(-tx)``, subtracted."""
+        tt = arb(t)
+        lam_lo, lam_hi = self.lam_ends
+        outer = self._delta_coefficients(self.boxes, th, E, s_dn, s_up)
+        inner_edges, inner_boxes = self._delta_inner()
+        inner = outer if inner_boxes is None else \
+            self._delta_coefficients(inner_boxes, Series(E, self.kappa, self.k, inner_boxes), E, s_dn, s_up)
+        # x0 (floats): the fold's cost F3 x0 / (3 t sigma) against the sup beyond, thr e^(-t x0)
+        # over E_Q[sigma x e^(-tx); x > 0]
+        sig, f3 = float(inner[0]), float(inner[2])
+        j1 = 1.0 / (t * t * self.sdy * math.sqrt(2 * math.pi))
+        X0 = min(DELTA_X0S, key=lambda X: f3 * X / (3 * t * t * sig) + float(self.lam_hi) * math.exp(-X) / (sig * j1))
+        x0 = arb(min(arb(X0) / tt, s_dn - ylo, key=lambda v: float(v.upper())).lower())
+        xl = arb((s_up - ylo).lower())
+        if not (tt * x0 >= 2 and tt * xl >= 1):
+            raise PrecisionError("ktilt (reverse delta): the monotone range is too short for the kernels")
+        g_outer, g = _delta_g(outer, x0), _delta_g(inner, x0)
+        sig_hi, _, _, c1, sig_lo, f2_hi = inner
+        if not c1 > 0:
+            raise PrecisionError("ktilt (reverse delta): R is not below the threshold at s_up")
+        neg_g, pos_g = (arb(0), g) if g >= 0 else (-g, arb(0))
+        points = [(-s_dn, 0, sig_hi, pos_g), (-s_dn, 0, 0, 1), (-s_up, c1, sig_lo, 0), (-s_up, 0, 0, 1)]
+        e1t = arb(1).exp() * tt
+
+        def pos(v):
+            return arb(v.upper()) if v > 0 else arb(0)
+
+        # the shell's polynomials: (U_B - U_I)+ at s_dn, (L_I - L_B)+ at s_up
+        shell_dn = pos(outer[0] - sig_hi) * 2 / e1t + pos(g_outer - g) * 16 / (e1t * e1t)
+        shell_up = pos(c1 - outer[3]) + pos(sig_lo - outer[4]) * 2 / e1t + pos(outer[5] - f2_hi) * 8 / (e1t * e1t)
+
+        def finish(ut, qf):
+            j_dn, j_dn2, j_up, j_up2 = ut.values
+            neg = [-x for x in self.phia[:len(ut.probs)]]
+            sh_dn, sh_up = arb(0), arb(0)
+            for key, edge, above in inner_edges:
+                v = self._values(key)
+                sh_dn += _joint_fail(ut.probs, neg, v, ut_n[0], -s_dn, edge=edge, above=above, t=t)
+                sh_up += _joint_fail(ut.probs, neg, v, ut_n[0], -s_up, edge=edge, above=above, t=t)
+            beyond = (self.lam_hi + neg_g * x0 * x0) * (-tt * x0).exp()
+            upper = lam_lo * ut.log_prefactor(-s_dn).exp() * (
+                exact_arb(j_dn.upper) - neg_g * exact_arb(j_dn2.lower) + beyond + sh_dn * shell_dn)
+            low = (exact_arb(j_up.lower) - f2_hi / 2 * exact_arb(j_up2.upper)
+                   - qf * (c1 + 2 * sig_lo / e1t) - (c1 + sig_lo * xl) * (-tt * xl).exp() - sh_up * shell_up)
+            lower = lam_hi * ut.log_prefactor(-s_up).exp() * low if low > 0 else arb(0)
+            return lower, upper
+        ut_n = [None]
+        return points, finish, ut_n
+
+    def _delta_coefficients(self, boxes, th, E, s_dn: arb, s_up: arb):
+        """``(sigma, F2_lo, F3_hi, c1, sigma_lo, F2_hi)`` of :meth:`_delta_kernels` over ``boxes``:
+        at ``s_dn`` the slope from above, the second derivative from below and the third from
+        above (the upper end's ``U``, :func:`_delta_g`); at ``s_up`` the lower end's ``L = c1 +
+        sigma_lo x - F2_hi x^2 / 2``."""
+        k, kap = self.k, self.kappa
+        cols_dn = list(_corner_columns(boxes, E, k, s_dn))
+        cols_up = list(_corner_columns(boxes, E, k, s_up))
+
+        def hi(cols, j):
+            return kap * max((arb(up[j].upper()) for _, up in cols), key=float_hi) if j >= 0 else arb(0)
+
+        def lo(cols, j):
+            return kap * min((arb(c[j].lower()) if c[j] > 0 else arb(0) for c, _ in cols),
+                             key=lambda v: float(v.lower())) if j >= 0 else arb(0)
+
+        c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
+        return (arb(hi(cols_dn, k - 1).upper()), arb(lo(cols_dn, k - 2).lower()), arb(hi(cols_dn, k - 3).upper()),
+                c1, arb(lo(cols_up, k - 1).lower()), arb(hi(cols_up, k - 2).upper()))
+
+    def _delta_inner(self):
+        """The inner box of delta's coefficients (:meth:`_delta_kernels`), chosen once per plan:
+        ``((key, edge, above), ...)`` of the box's edges cut (``p_2`` both sides at
+        ``DELTA_INNER_Z`` standard deviations, then the upper edges of ``p_3``, ``p_4`` at ``BOX_Z``:
+        each the choice whose slope spread plus shell bound is least, in floats at the plan's
+        threshold point), and its boxes (``None``: the box itself)."""
+        if self._inner is not None:
+            return self._inner
+        k, law, t = self.k, self.law, self.t
+        E = [arb(1)] + [arb(0)] * k
+        s = arb(self.y)
+        probs = [arb(float(x)) for x in self.Q]
+        neg = [-x for x in self.phia]
+        sdy = math.sqrt(law.M * float((self.Q * self.phi ** 2).sum() - (self.Q * self.phi).sum() ** 2))
+        j1 = 1.0 / (t * t * sdy * math.sqrt(2 * math.pi))      # E_Q[x e^(-tx); x > 0], roughly
+        full = {i: tuple(self.edges[i]) for i in (2, 3, 4)}
+
+        def slopes(ed):
+            boxes = _boxes(k, self.stat, law.w[-1], ed[2], ed[3], ed[4])
+            cols = list(_corner_columns(boxes, E, k, s))
+            # in arb: D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
+            return (min((arb(c[k - 1].lower()) for c, _ in cols), key=lambda v: float(v.log())),
+                    max((arb(u[k - 1].upper()) for _, u in cols), key=lambda v: float(v.log())))
+
+        sig_full = slopes(full)[1]
+
+        def cuts(ed):
+            return [(key, ed[key][i], i == 1) for key in (2, 3, 4) for i in (0, 1)
+                    if ed[key][i] != full[key][i]]
+
+        def cost(ed):
+            lo, hi = slopes(ed)
+            shell = sum(float(_joint_fail(probs, neg, self._values(key), law.M, -s, edge=edge, above=above, t=t))
+                        for key, edge, above in cuts(ed))
+            return float((hi - lo) / lo) + shell * 2 / (math.e * t) * float((sig_full - lo) / lo) / j1
+
+        edges = dict(full)
+        for key, zs in ((2, DELTA_INNER_Z), (3, BOX_Z), (4, BOX_Z)):
+            m, sd = _box_stats(law, self.Q, key)
+            best = (cost(edges), edges[key])
+            for z in zs:
+                ed = {**edges, key: (max(m - z * sd, full[key][0]) if key == 2 else full[key][0],
+                                     min(m + z * sd, full[key][1]))}
+                if ed[key] == full[key]:
+                    break
+                try:
+                    c = cost(ed)
+                except PrecisionError:
+                    continue
+                if c < best[0]:
+                    best = (c, ed[key])
+            edges[key] = best[1]
+        if edges == full:
+            self._inner = ((), None)
+        else:
+            self._inner = (tuple(cuts(edges)), _boxes(k, self.stat, law.w[-1], edges[2], edges[3], edges[4]))
+        return self._inner
