@@ -438,6 +438,7 @@ def test_delta_far_tail_on_the_command_line(capsys):
     assert F(1, 10**318) < lo < hi < F(1, 10**317) and (hi - lo) / hi < F(1, 10**3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q", ["0.34", "0.38"])
 def test_reverse_delta_importance_sampled_monte_carlo_at_deployment_scale(q):
     # 003's reverse delta = E_D[(1 - lam R)+] = m(t)^M e^(ts) E_Q[(1 - lam R)+ e^(t(Y - s))] under the
