@@ -428,7 +428,11 @@ def test_delta_far_tail_on_the_command_line(capsys):
     rec = json.loads(out.out)
     lo, hi = F(rec["delta"]["lower"]), F(rec["delta"]["upper"])
     assert 0 < lo < hi < F(1, 10**100000) and (hi - lo) / hi < F(1, 10**3)
-    # 003's reverse far tail's delta by the tilt (the walk's difference gave [0, 5.9e-73] at k = 16)
+
+
+@pytest.mark.slow
+def test_reverse_delta_far_tail_on_the_command_line(capsys):
+    # 003's reverse far tail's delta by the tilt (the walk's difference gave [0, 5.9e-73]; ~30 s)
     rc = main(["delta", "--k", "16", "-N", "10000000", "-L", "40", "-q", "0.38", "--eps", "2",
                "--direction", "reverse", "--json", "--quiet"])
     out = capsys.readouterr()

@@ -1684,7 +1684,7 @@ class _ReverseRun(_Run):
             if not (s_up >= arb(ylo) and s_dn > s_up):
                 raise PrecisionError("ktilt: an enumerated count's threshold points are outside the monotone range")
             try:
-                lo, up, got = self._integrals(law.pi0, nl, th, E, s_dn, s_up, arb(ylo), tn)
+                lo, up, got = self._integrals(law.pi0, nl, th, E, s_dn, s_up, ylo=arb(ylo), t=tn)
             except PrecisionError:
                 upper += cap                        # no integral certified: the cap alone
                 continue
@@ -1723,11 +1723,11 @@ class _ReverseRun(_Run):
         s_up = _root_point(th, self.lam_lo, self.y, above=False)
         if not (s_up >= ylo and s_dn > s_up):
             raise PrecisionError("ktilt: the reverse threshold points are outside the monotone range")
-        lower, upper, integrals = self._integrals(law.pi0, M, th, [arb(1)], s_dn, s_up, ylo, self.t)
+        lower, upper, integrals = self._integrals(law.pi0, M, th, [arb(1)], s_dn, s_up, ylo=ylo, t=self.t)
         fail = self.fail
         return self._result(lower, upper + fail, fail, points=(s_dn, s_up, arb(0)), integrals=integrals)
 
-    def _integrals(self, pi0, n: int, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float):
+    def _integrals(self, pi0, n: int, th, E, s_dn: arb, s_up: arb, *, ylo: arb, t: float):
         """``(lower, upper, integrals)`` of ``P_D[R < thr; B]`` (eta) or ``E_D[(1 - lam R)+; B]``
         (delta, :meth:`_delta_kernels`) over the ``n`` light draws ``pi0`` at the tilt ``t`` (the
         series ``th`` with the heavy polynomial ``E``): the lower end less its box failure under
