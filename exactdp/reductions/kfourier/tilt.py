@@ -1734,8 +1734,7 @@ class _ReverseRun(_Run):
         ``Q`` (jointly with ``x > 0``), the upper end without the failures under ``D``."""
         neg = [-x for x in self.phia[:len(pi0)]]
         if self.delta:
-            points, finish, ut_n = self._delta_kernels(th, E, s_dn, s_up, self._delta_range(s_up, ylo, t), t)
-            ut_n[0] = n
+            points, finish = self._delta_kernels(th, E, s_dn, s_up, self._delta_range(s_up, ylo, t), t)
         else:
             points = [(-s_dn, 1, 0), (-s_up, 1, 0)]
         ut = upper_tail(pi0, neg, n, points, t=t, rel=self.rel, prec=self.law.prec)
@@ -1743,7 +1742,7 @@ class _ReverseRun(_Run):
         for key, v, edge, above, a, b, X in self.fails:
             qf += _joint_fail(ut.probs, neg, self._values(key), n, -s_up, edge=edge, above=above, t=t)
         if self.delta:
-            lower, upper = finish(ut, qf)
+            lower, upper = finish(ut, qf, n)
         else:
             j_dn, j_up = ut.values
             lower = exact_arb(j_up.lower) - qf
@@ -1766,8 +1765,8 @@ class _ReverseRun(_Run):
 
     def _delta_kernels(self, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float):
         """delta's kernels (module doc, "delta of the reverse") and the function turning the
-        integrals and the lower end's failure ``qf`` into ``(lower, upper)`` of ``E_D[(1 - lam
-        R)+; B]``.  With ``x = s - Y``, ``F(s - x) = sum_i (-x)^i F^(i)(s) / i!``, every ``F^(i) =
+        integrals, the lower end's failure ``qf`` and the draws ``n`` into ``(lower, upper)`` of
+        ``E_D[(1 - lam R)+; B]``.  With ``x = s - Y``, ``F(s - x) = sum_i (-x)^i F^(i)(s) / i!``, every ``F^(i) =
         kappa D_(k-i)`` nonnegative and nondecreasing on the monotone range (from ``ylo``):
 
         * above (``s = s_dn``, ``0 < x <= x0 <= s_dn - ylo``): ``(thr - R)+ <= U(x) = sigma x + g
@@ -1777,8 +1776,8 @@ class _ReverseRun(_Run):
         * below (``s = s_up``, ``0 < x <= xl = s_up - ylo``): ``thr - R >= L(x) = (thr_lo - f_up) +
           sigma_lo x - F2_hi x^2 / 2`` (the second order's remainder); beyond ``xl`` at least 0.
 
-        The coefficients are the inner box's (:meth:`_delta_inner`: ``p_3``, ``p_4`` cut nearer
-        their means, where the slope varies less); on the shell between it and the box the
+        The coefficients are the inner box's (:meth:`_delta_inner`: ``p_2``, ``p_3``, ``p_4`` cut
+        nearer their means, where the slope varies less); on the shell between it and the box the
         differences ``(U_B - U_I)+``, ``(L_I - L_B)+`` (polynomials in ``x`` with nonnegative
         coefficients) are bounded by the joint Chernoff bounds of the inner edges
         (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``).  The kernels of
@@ -1795,7 +1794,7 @@ class _ReverseRun(_Run):
         sig, f3 = float(inner[0]), float(inner[2])
         j1 = 1.0 / (t * t * self.sdy * math.sqrt(2 * math.pi))
         X0 = min(DELTA_X0S, key=lambda X: f3 * X / (3 * t * t * sig) + float(self.lam_hi) * math.exp(-X) / (sig * j1))
-        x0 = arb(min(arb(X0) / tt, s_dn - ylo, key=lambda v: float(v.upper())).lower())
+        x0 = min(arb((arb(X0) / tt).lower()), arb((s_dn - ylo).lower()))     # exact points
         xl = arb((s_up - ylo).lower())
         if not (tt * x0 >= 2 and tt * xl >= 1):
             raise PrecisionError("ktilt (reverse delta): the monotone range is too short for the kernels")
@@ -1814,14 +1813,14 @@ class _ReverseRun(_Run):
         shell_dn = pos(outer[0] - sig_hi) * 2 / e1t + pos(g_outer - g) * 16 / (e1t * e1t)
         shell_up = pos(c1 - outer[3]) + pos(sig_lo - outer[4]) * 2 / e1t + pos(outer[5] - f2_hi) * 8 / (e1t * e1t)
 
-        def finish(ut, qf):
+        def finish(ut, qf, n: int):
             j_dn, j_dn2, j_up, j_up2 = ut.values
             neg = [-x for x in self.phia[:len(ut.probs)]]
             sh_dn, sh_up = arb(0), arb(0)
             for key, edge, above in inner_edges:
                 v = self._values(key)
-                sh_dn += _joint_fail(ut.probs, neg, v, ut_n[0], -s_dn, edge=edge, above=above, t=t)
-                sh_up += _joint_fail(ut.probs, neg, v, ut_n[0], -s_up, edge=edge, above=above, t=t)
+                sh_dn += _joint_fail(ut.probs, neg, v, n, -s_dn, edge=edge, above=above, t=t)
+                sh_up += _joint_fail(ut.probs, neg, v, n, -s_up, edge=edge, above=above, t=t)
             beyond = (self.lam_hi + neg_g * x0 * x0) * (-tt * x0).exp()
             upper = lam_lo * ut.log_prefactor(-s_dn).exp() * (
                 exact_arb(j_dn.upper) - neg_g * exact_arb(j_dn2.lower) + beyond + sh_dn * shell_dn)
@@ -1829,8 +1828,7 @@ class _ReverseRun(_Run):
                    - qf * (c1 + 2 * sig_lo / e1t) - (c1 + sig_lo * xl) * (-tt * xl).exp() - sh_up * shell_up)
             lower = lam_hi * ut.log_prefactor(-s_up).exp() * low if low > 0 else arb(0)
             return lower, upper
-        ut_n = [None]
-        return points, finish, ut_n
+        return points, finish
 
     def _delta_coefficients(self, boxes, th, E, s_dn: arb, s_up: arb):
         """``(sigma, F2_lo, F3_hi, c1, sigma_lo, F2_hi)`` of :meth:`_delta_kernels` over ``boxes``:
@@ -1841,12 +1839,12 @@ class _ReverseRun(_Run):
         cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         cols_up = list(_corner_columns(boxes, E, k, s_up))
 
+        # exact points: arb comparisons decide (a float key underflows: D_(k-1) ~ 1e-373 at k = 200)
         def hi(cols, j):
-            return kap * max((arb(up[j].upper()) for _, up in cols), key=float_hi) if j >= 0 else arb(0)
+            return kap * max(arb(up[j].upper()) for _, up in cols) if j >= 0 else arb(0)
 
         def lo(cols, j):
-            return kap * min((arb(c[j].lower()) if c[j] > 0 else arb(0) for c, _ in cols),
-                             key=lambda v: float(v.lower())) if j >= 0 else arb(0)
+            return kap * min(arb(c[j].lower()) if c[j] > 0 else arb(0) for c, _ in cols) if j >= 0 else arb(0)
 
         c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
         return (arb(hi(cols_dn, k - 1).upper()), arb(lo(cols_dn, k - 2).lower()), arb(hi(cols_dn, k - 3).upper()),
