@@ -431,3 +431,30 @@ def test_readme_quote_of_the_k2_eta(capsys):
     printed = capsys.readouterr().out.split("  (")[0].strip()       # "eta in [0.00269, 0.00271]"
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
     assert f"prints `{printed}`" in readme, printed
+
+
+@pytest.mark.slow
+def test_reverse_delta_tilt_with_the_walk_beside_it(monkeypatch):
+    # 003's reverse near the tilt's route (k = 16, q = 0.351: eta ~5.8e-11, delta ~1.7e-12): the
+    # tilt's delta is ~1.7 % wide, wider than asked, so the walk's difference of etas runs too
+    # (methods.with_walk, ~90 % wide there) and the answer is the intersection (~2 min)
+    import exactdp.reductions.kfourier as kf
+    from exactdp.reductions.kfourier import tilt
+    seen = {}
+    real_tilt, real_walk = tilt.ktilted_delta, kf.kfourier_delta
+
+    def tilt_spy(*a, **kw):
+        r = real_tilt(*a, **kw)
+        seen["tilt"] = r.eta
+        return r
+
+    def walk_spy(*a, **kw):
+        seen["walk"] = real_walk(*a, **kw)
+        return seen["walk"]
+
+    monkeypatch.setattr(tilt, "ktilted_delta", tilt_spy)
+    monkeypatch.setattr(kf, "kfourier_delta", walk_spy)
+    iv = k_delta(10**7, 40, "0.351", 16, eps=2, direction="reverse", rel=1e-2)
+    assert set(seen) == {"tilt", "walk"}
+    assert iv == seen["tilt"].intersect(seen["walk"]) and 0 < iv.lower
+    assert seen["walk"].relative_width() > 0.5 and 0.01 < seen["tilt"].relative_width() < 0.05
