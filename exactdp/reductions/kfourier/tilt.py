@@ -1782,7 +1782,7 @@ class _ReverseRun(_Run):
         coefficients) are bounded by the joint Chernoff bounds of the inner edges
         (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``).  The kernels of
         :func:`~exactdp.engine.tilted.upper_tail` take ``c >= 0``: a negative quadratic term is its
-        own kernel ``x^2 e^(-tx)``, subtracted."""
+        own kernel ``x^2 e^(-tx)`` (one, at ``s_up``, for both ends), subtracted."""
         tt = arb(t)
         lam_lo, lam_hi = self.lam_ends
         outer = self._delta_coefficients(self.boxes, th, E, s_dn, s_up)
@@ -1803,7 +1803,9 @@ class _ReverseRun(_Run):
         if not c1 > 0:
             raise PrecisionError("ktilt (reverse delta): R is not below the threshold at s_up")
         neg_g, pos_g = (arb(0), g) if g >= 0 else (-g, arb(0))
-        points = [(-s_dn, 0, sig_hi, pos_g), (-s_dn, 0, 0, 1), (-s_up, c1, sig_lo, 0), (-s_up, 0, 0, 1)]
+        # one x^2 kernel, at s_up: x_dn = x_up + (s_dn - s_up) >= x_up, so E_D[x_dn^2; x_dn > 0] >=
+        # E_D[x_up^2; x_up > 0] (the upper end subtracts it, the lower end's is that one)
+        points = [(-s_dn, 0, sig_hi, pos_g), (-s_up, c1, sig_lo, 0), (-s_up, 0, 0, 1)]
         e1t = arb(1).exp() * tt
 
         def pos(v):
@@ -1814,7 +1816,7 @@ class _ReverseRun(_Run):
         shell_up = pos(c1 - outer[3]) + pos(sig_lo - outer[4]) * 2 / e1t + pos(outer[5] - f2_hi) * 8 / (e1t * e1t)
 
         def finish(ut, qf, n: int):
-            j_dn, j_dn2, j_up, j_up2 = ut.values
+            j_dn, j_up, j_up2 = ut.values
             neg = [-x for x in self.phia[:len(ut.probs)]]
             sh_dn, sh_up = arb(0), arb(0)
             for key, edge, above in inner_edges:
@@ -1822,11 +1824,12 @@ class _ReverseRun(_Run):
                 sh_dn += _joint_fail(ut.probs, neg, v, n, -s_dn, edge=edge, above=above, t=t)
                 sh_up += _joint_fail(ut.probs, neg, v, n, -s_up, edge=edge, above=above, t=t)
             beyond = (self.lam_hi + neg_g * x0 * x0) * (-tt * x0).exp()
-            upper = lam_lo * ut.log_prefactor(-s_dn).exp() * (
-                exact_arb(j_dn.upper) - neg_g * exact_arb(j_dn2.lower) + beyond + sh_dn * shell_dn)
+            pre_up = ut.log_prefactor(-s_up).exp()
+            upper = lam_lo * (ut.log_prefactor(-s_dn).exp() * (exact_arb(j_dn.upper) + beyond + sh_dn * shell_dn)
+                              - neg_g * pre_up * exact_arb(j_up2.lower))
             low = (exact_arb(j_up.lower) - f2_hi / 2 * exact_arb(j_up2.upper)
                    - qf * (c1 + 2 * sig_lo / e1t) - (c1 + sig_lo * xl) * (-tt * xl).exp() - sh_up * shell_up)
-            lower = lam_hi * ut.log_prefactor(-s_up).exp() * low if low > 0 else arb(0)
+            lower = lam_hi * pre_up * low if low > 0 else arb(0)
             return lower, upper
         return points, finish
 
