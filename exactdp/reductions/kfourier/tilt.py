@@ -572,17 +572,28 @@ def _corner_columns(boxes, E, k: int, s: arb):
         yield tuple(padded_coeffs(ey * arb_poly(c), k + 1) for c in box.corners())
 
 
+def _column_min(cols, j: int) -> arb:
+    """``min`` over :func:`_corner_columns`' lower corners of coefficient ``j``, clipped at ``0``
+    (``0`` for ``j < 0``); an exact point, so the comparisons decide (in arb, not float: ``D_(k-1)
+    ~ Y^(k-1) / (k-1)!`` underflows a double at large ``k``)."""
+    if j < 0:
+        return arb(0)
+    return min(arb(lo[j].lower()) if lo[j] > 0 else arb(0) for lo, _ in cols)
+
+
+def _column_max(cols, j: int) -> arb:
+    """``max`` over :func:`_corner_columns`' upper corners of coefficient ``j`` (``0`` for ``j <
+    0``); an exact point."""
+    if j < 0:
+        return arb(0)
+    return max(arb(up[j].upper()) for _, up in cols)
+
+
 def _sigma(boxes, E, k: int, s: arb, *, order: int = 1) -> arb:
     """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
     ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
     (``F'' = kappa D_(k-2) >= 0``: convex); ``order`` 2: ``min D_(k-2)`` (``F''`` from below)."""
-    best = None
-    j = k - order
-    for lo, _ in _corner_columns(boxes, E, k, s):
-        # in arb (no float): D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
-        v = arb(lo[j].lower()) if j >= 0 and lo[j] > 0 else arb(0)
-        best = v if best is None or v < best else best
-    return best
+    return _column_min(list(_corner_columns(boxes, E, k, s)), k - order)
 
 
 def _rho(boxes, E, k: int, s: arb) -> arb:
@@ -1842,12 +1853,11 @@ class _ReverseRun(_Run):
         cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         cols_up = list(_corner_columns(boxes, E, k, s_up))
 
-        # exact points: arb comparisons decide (a float key underflows: D_(k-1) ~ 1e-373 at k = 200)
         def hi(cols, j):
-            return kap * max(arb(up[j].upper()) for _, up in cols) if j >= 0 else arb(0)
+            return kap * _column_max(cols, j)
 
         def lo(cols, j):
-            return kap * min(arb(c[j].lower()) if c[j] > 0 else arb(0) for c, _ in cols) if j >= 0 else arb(0)
+            return kap * _column_min(cols, j)
 
         c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
         return (arb(hi(cols_dn, k - 1).upper()), arb(lo(cols_dn, k - 2).lower()), arb(hi(cols_dn, k - 3).upper()),
