@@ -73,3 +73,14 @@ def prec160():
     ctx.prec = 160
     yield
     ctx.prec = old
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_blas_thread_per_worker():
+    """The README's test command runs two workers on two cores; BLAS threads started by numpy or
+    scipy inside one worker spin beside the other's (the engines hold BLAS to one thread where
+    they were measured to spin: :mod:`exactdp.core.threads`; this covers the rest).  The fast
+    suite on a quiet machine: 5:31 -> 4:19 with both (``benchmarks/RESULTS.md``, session 30)."""
+    from exactdp.core.threads import one_blas_thread
+    with one_blas_thread():
+        yield

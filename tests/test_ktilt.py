@@ -110,7 +110,7 @@ def _tilted_law(q, M, t, stat):
     return w, phi, Q / Q.sum(), logm
 
 
-@pytest.mark.parametrize("heavy", [0, 1])
+@pytest.mark.parametrize("heavy", [pytest.param(0, marks=pytest.mark.slow), 1])
 def test_importance_sampled_monte_carlo_at_deployment_scale(heavy):
     # eta = m(t)^M e^(-ts) E_Q[R 1{R > lam} e^(-t(Y - s))] under the strategy's own tilted law
     # (k = 2: R = kappa (p_1^2 - p_2) / 2 exactly), sampled as multinomial level counts; q = 0.42,

@@ -108,6 +108,7 @@ from flint import acb, arb, ctx, fmpq
 
 from ..core.errors import CapacityError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
+from ..core.threads import one_blas_thread
 from ..model.mechanism import Mechanism
 from . import cfloat
 
@@ -459,7 +460,8 @@ class _Light:
                     # centre (float) so large that the lobe there, of width ~ 1 / sd, alone
                     # would exceed the budget (a choice, not a bound)
                     mid = (u1[~final] + u2[~final]) / 2
-                    ph = np.abs(np.exp(1j * np.outer(mid, wf)) @ pf)
+                    with one_blas_thread():
+                        ph = np.abs(np.exp(1j * np.outer(mid, wf)) @ pf)
                     lv = (n_min * np.log(np.maximum(ph, 1e-300)) - sg * sg * mid ** 2 / 2
                           - np.log(mid * self.sdf))
                     if lv.max() > math.log(eps / 8):

@@ -123,6 +123,7 @@ from flint import acb, arb, ctx, fmpq
 
 from ..core.errors import ParameterError, PrecisionError
 from ..core.interval import Interval, arb_to_interval
+from ..core.threads import one_blas_thread
 from ..model.mechanism import Mechanism
 from .largen import K_SMOOTH, LightLaw, band_decay_bound, cf_pair
 
@@ -405,7 +406,8 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
     quiet = False
     while u0 < top:
         u = u0 + step * np.arange(1, 20_001)
-        ph = np.abs(np.exp(1j * np.outer(u, wf)) @ pf)
+        with one_blas_thread():
+            ph = np.abs(np.exp(1j * np.outer(u, wf)) @ pf)
         lv = N * np.log(np.maximum(ph, 1e-300)) - sg * sg * u * u / 2
         hot = np.nonzero(lv > math.log(eps / 64) - 8)[0]      # the proof's final bands, a margin
         if len(hot):

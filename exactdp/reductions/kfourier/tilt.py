@@ -210,6 +210,7 @@ from flint import arb, ctx
 from ...core.errors import CapacityError, ParameterError, PrecisionError
 from ...core.interval import Interval, arb_to_interval
 from ...core.lam import parse_lam_eps
+from ...core.threads import one_blas_thread
 from ...engine.tilted import tilt_saddle, upper_tail
 from ...model.mechanism import Mechanism
 from ...model.pair import Pair
@@ -684,7 +685,7 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
     if route is not None and ktilted_estimate(P, q, lam, eps) > route:
         raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
     k, M = red.k, red.k * red.N
-    with ctx.workprec(prec):
+    with one_blas_thread(), ctx.workprec(prec):
         law = _Law(red.d, q, M, prec)
         if (red.forward and light is not None) or (not red.forward and heavy is not None):
             raise ParameterError("heavy applies to the forward direction, light to the reverse")

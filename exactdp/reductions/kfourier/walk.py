@@ -169,9 +169,9 @@ from math import comb
 
 from flint import arb, arb_poly, ctx
 from scipy.stats import binom as binom_dist
-from threadpoolctl import threadpool_limits
 
 from ...core.errors import CapacityError, PrecisionError
+from ...core.threads import one_blas_thread
 from ...engine.largen import K_SMOOTH, pmf_window, split_plan
 from ...model.mechanism import Mechanism
 from . import integral, settings
@@ -363,7 +363,7 @@ class Walk(LightLaws):
     # ----------------------------------------------------------------- walk
     def run(self):
         """The walk, with one BLAS thread (module doc, "One BLAS thread"), at the walk's precision."""
-        with threadpool_limits(limits=1, user_api="blas"), ctx.workprec(self.prec):
+        with one_blas_thread(), ctx.workprec(self.prec):
             self.walk()
 
     def walk(self):
