@@ -425,9 +425,10 @@ def _lumpy_window(law, N: int, U1: float, sg: float, eps: float) -> float:
 
 
 def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool = False):
-    """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y) + c3 h3(Y)]`` per ``(c1, c2)`` or ``(c1,
-    c2, c3)`` in ``kernels`` (``c >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives ``K``; ``h3 = x^2
-    e^(-tx)`` on ``x > 0``, the transform ``2 / (t - iu)^3``) by the smoothed Fourier
+    """Enclosures ``(lo, hi)`` of ``E_Q[c1 h(Y) + c2 h2(Y) + c3 h3(Y) + ...]`` per ``(c1, c2)``,
+    ``(c1, c2, c3)`` or longer in ``kernels`` (``c >= 0``: ``(1, 0)`` gives ``J``, ``(0, 1)`` gives
+    ``K``; ``h_(j+1) = x^j e^(-tx)`` on ``x > 0``, the transform ``j! / (t - iu)^(j+1)``: any degree,
+    the smoothing bracket holds for each, ``x^j`` rising and ``e^(-tx)`` falling) by the smoothed Fourier
     route (module doc; the bracket is linear in the function), ``a`` and the integrals.
     ``lumpy``: the window past the law's lobes (:func:`_lumpy_window`; the upper tail's tilted
     law), else the Gaussian one (the lower tail's, as before)."""
@@ -452,18 +453,19 @@ def _smoothed(law, N, t, s, *, kernels, rel, eps, prec, max_bands, lumpy: bool =
     i = acb(0, 1)
     out = []
     for coef in kernels:
-        c1, c2, c3 = _coefs(coef)
+        cs = _coefs(coef)
 
-        def kern(z, sign, c1=c1, c2=c2, c3=c3):
+        def kern(z, sign, cs=cs):
             d = th - sign * i * z
-            return (-sg2h * z * z).exp() * (c1 / d + c2 / (d * d) + 2 * c3 / (d * d * d))
-        # |1/(t - iu)| <= 1/u; |1/(t - iu)^2| <= 1/(t^2 + u^2) <= min(1/u^2, 1/(2tu));
-        # |2/(t - iu)^3| <= min(1/(t u^2), 1/(t^2 u)) (|d|^2 >= 2tu, |d| >= u, |d| >= t)
-        tail = arb(0, float((c1 * T1 + c2 * min(T2, T1 / (2 * t))
-                             + c3 * min(T2 / t, T1 / (t * t))).upper())) / arb.pi()
-        ek = float((c1 + c2 / th + 2 * c3 / (th * th)).upper()) * eps
+            # sum_j c_j j! / d^(j+1): the transform of x^j e^(-tx) on x > 0, Horner in 1 / d
+            inv, acc = 1 / d, acb(0)
+            for j in range(len(cs) - 1, -1, -1):
+                acc = (acc * (j + 1) + cs[j]) * inv
+            return (-sg2h * z * z).exp() * acc
+        tail = arb(0, float(_kernel_tail(cs, t, T1, T2).upper())) / arb.pi()
+        ek = float(sum((c * math.factorial(j) / th ** j for j, c in enumerate(cs)), arb(0)).upper()) * eps
         lo, hi = _integrate(law, N, shifts=[c + aa, c - aa], kernel=kern, upper=U1, eps=ek, prec=prec)
-        extra = qa * _kernel_sup(c1, c2, c3, th)
+        extra = qa * _kernel_sup(cs, th)
         out.append(((-2 * th * aa).exp() * (lo + tail) - extra, (2 * th * aa).exp() * (hi + tail) + extra))
     return out, a, len(out)
 
@@ -605,15 +607,36 @@ def _lattice(mech, N, t, s, *, lat, probs, excess, eps, prec, exact=None, upper=
 
 
 def _coefs(coef):
-    """``(c1, c2, c3)`` in arb from a kernel's ``(c1, c2)`` or ``(c1, c2, c3)``."""
-    return tuple(arb(x) for x in (tuple(coef) + (0, 0))[:3])
+    """A kernel's coefficients ``(c_0, c_1, ..., c_m)`` in arb (the function ``sum_j c_j x^j e^(-tx)``
+    on ``x > 0``; ``(c1, c2)``, ``(c1, c2, c3)`` as before, any degree)."""
+    cs = tuple(arb(x) for x in coef)
+    return cs if cs else (arb(0),)
 
 
-def _kernel_sup(c1, c2, c3, th):
-    """``c1 + c2 / (e t) + 4 c3 / (e t)^2``: the kernel function's sup over ``x > 0`` (``0 <= h <=
-    1``, ``0 <= h2 <= 1/(e t)``, ``0 <= h3 <= (2/(e t))^2``)."""
+def _kernel_sup(cs, th):
+    """``sum_j c_j (j / (e t))^j``: the kernel function's sup over ``x > 0`` bounded term by term
+    (``0 <= x^j e^(-tx) <= (j / (e t))^j``, ``c_j >= 0``; ``c1 + c2 / (e t) + 4 c3 / (e t)^2`` for
+    degree 2)."""
     e1t = arb(1).exp() * th
-    return c1 + c2 / e1t + 4 * c3 / (e1t * e1t)
+    return sum((c * (arb(j) / e1t) ** j if j else c for j, c in enumerate(cs)), arb(0))
+
+
+def _kernel_tail(cs, t: float, T1: float, T2: float):
+    """A bound of ``sum_j c_j |j! / (t - iu)^(j+1)|`` integrated against ``|phi_V|`` beyond the
+    window (``T1 = int |phi_V| / u``, ``T2 = int |phi_V| / u^2``): ``|1/d| <= 1/u``, ``|1/d^2| <=
+    min(1/u^2, 1/(2tu))``, ``|2/d^3| <= min(1/(t u^2), 1/(t^2 u))`` (``|d|^2 >= 2tu``, ``|d| >= u,
+    t``; ``|d|^3 >= 2 t u^2`` by AM-GM), and ``|j!/d^(j+1)| <= (j!/2) t^(2-j) |2/d^3|`` from ``j =
+    3`` on (``t`` the tilt, an exact float)."""
+    th = arb(t)
+    out = arb(0)
+    for j, c in enumerate(cs):
+        if j == 0:
+            out += c * T1
+        elif j == 1:
+            out += c * min(T2, T1 / (2 * t))
+        else:
+            out += c * (math.factorial(j) / 2) / th ** (j - 2) * min(T2 / t, T1 / (t * t))
+    return out
 
 
 def _clipped(pairs, coefs, th):
@@ -622,7 +645,7 @@ def _clipped(pairs, coefs, th):
     t))^2``)."""
     out = []
     for (lo, hi), coef in zip(pairs, coefs):
-        cap = _kernel_sup(*_coefs(coef), th)
+        cap = _kernel_sup(_coefs(coef), th)
         out.append(Interval(max(arb_to_interval(lo).lower, Fraction(0)),
                             max(min(arb_to_interval(hi).upper, arb_to_interval(cap).upper), Fraction(0))))
     return out
@@ -708,8 +731,8 @@ def tilted_sums(mech: Mechanism, N: int, s, *, excess: bool = False, rel: float 
 class UpperTail:
     """The upper tail of a sum ``S`` of ``n`` i.i.d. draws over categories (probabilities
     ``pi0_l``, weights ``w_l``) under the tilt ``t``: ``n_log_m = n log m(t)``, ``m(t) = sum pi0_l
-    e^(t w_l)``, and per point ``(s, c1, c2[, c3])`` an enclosure ``values[i]`` of ``E_Q[(c1 + c2 x
-    + c3 x^2) e^(-tx); x > 0]``, ``x = S - s`` (``Q_l = pi0_l e^(t w_l) / m(t)``), so that for any function
+    e^(t w_l)``, and per point ``(s, c1, c2[, c3, ...])`` an enclosure ``values[i]`` of ``E_Q[(c1 + c2 x
+    + c3 x^2 + ...) e^(-tx); x > 0]``, ``x = S - s`` (``Q_l = pi0_l e^(t w_l) / m(t)``), so that for any function
     ``g`` of ``S`` (module doc, "The upper tail")
 
         E[g(S); S > s] = m(t)^n e^(-ts) E_Q[g(S) e^(-tx); x > 0].
@@ -735,8 +758,8 @@ def upper_tail(pi0, w, n: int, points, *, t: float, rel: float = 1e-8, prec: int
     masses: probabilities, or a sub-law's untilted masses, whose total then enters ``n_log_m``)
     with arb weights ``w`` (any order), at the tilt ``t > 0``
     (:func:`tilt_saddle` of ``-w`` at ``-s`` makes the values moderate; any ``t`` is valid), for
-    the points ``(s, c1, c2)`` or ``(s, c1, c2, c3)`` (``c >= 0``; the function ``(c1 + c2 x +
-    c3 x^2) e^(-tx)`` on ``x = Y - s > 0``): the smoothed Fourier route of the forward
+    the points ``(s, c1, c2)``, ``(s, c1, c2, c3)`` or longer (``c >= 0``; the function ``(c1 + c2 x +
+    c3 x^2 + ...) e^(-tx)`` on ``x = Y - s > 0``): the smoothed Fourier route of the forward
     direction (module doc: the lumpy window, the proved decay, the smoothing bracket), the law
     of the k-copies strategy's tilted statistic (:mod:`exactdp.reductions.kfourier.tilt`).
 
