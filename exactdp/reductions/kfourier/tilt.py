@@ -46,8 +46,16 @@ s_dn`` implies ``R > lam`` and ``R > lam`` implies ``Y > s_up``.  With ``x = Y -
   (and ``-b`` below), ``a, b >= 0`` chosen in floats, the bound in arb.
 
 The two expectations under ``Q`` are the integrals of :func:`exactdp.engine.tilted.upper_tail`
-(kernels ``(1, sigma / F(s_dn))`` at ``s_dn`` and ``(1, rho)`` at ``s_up``; smoothing, quadrature,
-proved decay).  Each box edge (per statistic and side) is the least of ``BOX_Z`` standard deviations
+(smoothing, quadrature, proved decay).  **eta's Taylor terms.**  ``F`` is a polynomial of degree
+``k`` in ``Y``, ``F(s + x) = kappa sum_i x^i D_(k-i)(s) / i!`` exactly, every ``D_j >= 0`` on the
+monotone range, so the kernels carry its terms through :data:`ETA_ORDER` with the box's corners'
+coefficients: from below at ``s_dn`` (the terms beyond dropped), from above at ``s_up`` (the terms
+beyond bounded by ``f_up (rho x)^(m+1) e^(rho x) / (m+1)!``, a kernel sup ``f_up rho^(m+1) / (m+1)!
+((m+1) / (e (t - rho)))^(m+1)``); the slope and ``e^(rho x)`` of order 1 cost ``~(rho / t)^2``
+where a count's light tilt is near ``rho``, and a count's light tilt is at least
+:data:`LIGHT_TILT_RHO` ``rho``.  L = 40, N = 10^7, lam = e^2, rel 1e-3 asked: ``k = 16``, ``q =
+0.42`` 1.55e-4 -> 1.32e-4, ``q = 0.415`` 6.6e-4 -> 5.5e-4; ``k = 128``, ``q = 0.415`` the top level
+alone 1.13e-3 -> 9.5e-4 (``benchmarks/RESULTS.md``, session 30).  Each box edge (per statistic and side) is the least of ``BOX_Z`` standard deviations
 under ``Q`` whose failure bound is below ``FAIL_SHARE`` of the width asked.  ``tau``, ``beta``,
 ``gamma`` (first-order cancelling of ``p_2``, ``p_3``, ``p_4``: series module doc, "The choice of
 tau"; ``gamma = -(c_4 / c_1 - tau^3) / 4`` from ``d_4 = -(t^4 - tau^3 t) / 4 - gamma t``), the
@@ -261,6 +269,15 @@ DELTA_X0S = tuple(float(x) for x in range(6, 61, 2))
 #: 003's reverse delta: the inner box's p_2 edges tried (standard deviations under the tilted law;
 #: the slope of R varies ~1e-3 over the box's p_2 range at k = 8, q = 0.36)
 DELTA_INNER_Z = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0)
+#: eta's kernels: the Taylor terms of F = kappa e_k in Y through this order (F is a polynomial of
+#: degree k in Y with every D_j >= 0 on the monotone range: exact coefficients from the box's
+#: corners, the rest bounded through rho; order 1 was the slope and f e^(rho x), whose (rho / t)^2
+#: loss mattered where a count's light tilt is near rho)
+ETA_ORDER = 8
+#: a count's light tilt is at least this many times rho (any tilt is valid; near a light mean the
+#: floor 1 / (gap + sd) can fall below rho at k >= 64, where no kernel converges: L = 40, N = 10^7,
+#: k = 128, q = 0.38, the levels above 35 enumerated)
+LIGHT_TILT_RHO = 4.0
 #: each count's own cancelling statistic (its light power sums at its own threshold point)
 REFINE_COUNT = True
 
@@ -852,16 +869,29 @@ class _Run:
         return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
 
     def _ends(self, th, boxes, E, s_dn, s_up):
-        """``(f_lo, sigma, f_up, rho, gamma)``: ``F`` at ``s_dn`` from below, its slope there from
-        below (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above, the growth ``rho`` there and
-        (delta only, else 0) the curvature at ``s_dn`` from below (``kappa min D_(k-2)``: each
-        ``D_j`` is nondecreasing in ``Y`` on the monotone range, so ``F'' >= gamma`` above)."""
+        """``(f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms)``: ``F`` at ``s_dn`` from below, its
+        slope there from below (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above, the growth
+        ``rho`` there, (delta only, else 0) the curvature at ``s_dn`` from below (``kappa min
+        D_(k-2)``: each ``D_j`` is nondecreasing in ``Y`` on the monotone range, so ``F'' >= gamma``
+        above) and (eta only, else empty) the Taylor terms ``kappa D_(k-i) / i!``, ``i = 1 ..
+        ETA_ORDER``, at ``s_dn`` from below and at ``s_up`` from above (``F(s + x) = kappa sum_i x^i
+        D_(k-i)(s) / i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``)."""
+        k, kap = self.k, self.kappa
         f_lo = arb(th.value(s_dn).lower())
-        sigma = self.kappa * _sigma(boxes, E, self.k, s_dn)
         f_up = arb(th.value(s_up).upper())
-        rho = _rho(boxes, E, self.k, s_up)
-        gamma = self.kappa * _sigma(boxes, E, self.k, s_dn, order=2) if self.delta else arb(0)
-        return f_lo, arb(sigma.lower()), f_up, rho, arb(gamma.lower())
+        rho = _rho(boxes, E, k, s_up)
+        cols_dn = list(_corner_columns(boxes, E, k, s_dn))
+        sigma = kap * _column_min(cols_dn, k - 1)
+        gamma = kap * _column_min(cols_dn, k - 2) if self.delta else arb(0)
+        lo_terms = up_terms = ()
+        if not self.delta:
+            cols_up = list(_corner_columns(boxes, E, k, s_up))
+            top = min(ETA_ORDER, k)
+            lo_terms = tuple(arb((kap * _column_min(cols_dn, k - i) / math.factorial(i)).lower())
+                             for i in range(1, top + 1))
+            up_terms = tuple(arb((kap * _column_max(cols_up, k - i) / math.factorial(i)).upper())
+                             for i in range(1, top + 1))
+        return f_lo, arb(sigma.lower()), f_up, rho, arb(gamma.lower()), lo_terms, up_terms
 
     def _delta_x0(self, t: float, rho: arb):
         """delta's cut ``x0 = DELTA_X0 / t`` of the upper end's cubic remainder where ``rho x0 < 1``
@@ -879,13 +909,14 @@ class _Run:
         gamma x^2 / 2`` at ``s_dn`` and ``rho x + c3 x^2`` at ``s_up`` (``(R - lam)+ <= f_up (e^(rho
         x) - 1)``, ``f_up < lam``; ``e^u - 1 <= u + u^2 / 2 + u^3 e^u / 6`` and ``x e^(rho x) <= x0
         e^(rho x0)`` below ``x0``: ``c3 = rho^2 / 2 + rho^3 x0 e^(rho x0) / 6``)."""
-        f_lo, sigma, _, rho, gamma = ends
+        f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms = ends
         if self.delta:
             x0 = self._delta_x0(t, rho)
             up = (s_up, 0, rho) if x0 is None else \
                 (s_up, 0, rho, rho * rho / 2 + rho ** 3 * x0 * (rho * x0).exp() / 6)
             return [(s_dn, arb((f_lo - self.lam_hi).lower()), sigma, gamma / 2), up]
-        return [(s_dn, 1, arb((sigma / f_lo).lower())), (s_up, 1, rho)]
+        return [(s_dn, 1) + tuple(arb((c / f_lo).lower()) for c in lo_terms),
+                (s_up, 1) + tuple(arb((c / f_up).upper()) for c in up_terms)]
 
     def _lower_fail(self, fails, probs, phia, d: int, *, n: int, s_dn, t: float) -> arb:
         """The lower end's failure (in units of its function): the box's statistics beyond their
@@ -914,10 +945,14 @@ class _Run:
         return ylo
 
     def _combine(self, ut, s_dn, s_up, ends, fail_q, *, weight=None):
-        """``(lower, upper)`` arbs of one integral pair (module doc), times ``weight``: ``ends =
-        (f_lo, sigma, f_up, rho, gamma)``; the lower end's function ``(f_lo + sigma x)`` (convexity), less
-        its failure ``fail_q (f_lo + 2 sigma / (e t))`` (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``)."""
-        f_lo, sigma, f_up, rho, gamma = ends
+        """``(lower, upper)`` arbs of one integral pair (module doc), times ``weight``: ``ends``
+        of :meth:`_ends`; eta's lower end's function ``f_lo + sum_i lo_i x^i`` (the Taylor terms
+        from below, every ``D_j >= 0``), less its failure ``fail_q (f_lo + sum_i lo_i (2i / (e
+        t))^i)`` (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``); the upper end's ``f_up + sum_i up_i
+        x^i`` plus the remainder ``sum_(i > m) <= f_up (rho x)^(m+1) e^(rho x) / (m+1)!`` (``D_(k-i)
+        <= D_k rho^i``), whose kernel is at most ``f_up rho^(m+1) / (m+1)! ((m+1) / (e (t -
+        rho)))^(m+1)``."""
+        f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms = ends
         th_t = arb(ut.t)
         e1 = arb(1).exp()
         jk_dn, jk_up = ut.values
@@ -928,9 +963,12 @@ class _Run:
             lower = exact_arb(jk_dn.lower) - fail_q * (c1 + 2 * sigma / (e1 * th_t)
                                                        + 8 * gamma / (e1 * th_t) ** 2)
         else:
-            lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + 2 * sigma / (e1 * th_t))
+            lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + sum(
+                (c * (2 * i / (e1 * th_t)) ** i for i, c in enumerate(lo_terms, 1)), arb(0)))
         lower = pre_dn * lower if lower > 0 else arb(0)
-        rem = 2 * rho * rho / (e1 * (th_t - rho)) ** 2
+        # the remainder past the kernel's terms: eta's Taylor terms, delta's rho x (e^(rho x) - 1)
+        m1 = 2 if self.delta else len(up_terms) + 1
+        rem = rho ** m1 / math.factorial(m1) * (m1 / (e1 * (th_t - rho))) ** m1
         x0 = self._delta_x0(ut.t, rho) if self.delta else None
         if x0 is not None:
             # the kernel holds rho x + c3 x^2 (_points); beyond x0 the cubic remainder's sup
@@ -1101,7 +1139,8 @@ class _Run:
         nl = M - n
         lpi_l, phi_l = law.lpi[:d], phi[:d]
         pi0_l, phia_l = law.pi0[:d], phia[:d]
-        tn = self._light_tilt(lpi_l, phi_l, nl, float(s_dn))
+        # at least LIGHT_TILT_RHO rho: the kernels' remainder falls as (rho / (t - rho))^(m+1)
+        tn = max(self._light_tilt(lpi_l, phi_l, nl, float(s_dn)), LIGHT_TILT_RHO * float(rho.upper()))
         if not arb(tn) > 2 * rho:
             raise PrecisionError("ktilt: the light tilt is not above the growth of R")
         thn = arb(tn)
