@@ -607,13 +607,6 @@ def _column_max(cols, j: int) -> arb:
     return max(arb(up[j].upper()) for _, up in cols)
 
 
-def _sigma(boxes, E, k: int, s: arb, *, order: int = 1) -> arb:
-    """``min D_(k-1)`` over the boxes at ``s`` with the heavy polynomial ``E`` (the lower corner,
-    ``>= 0``): ``F(s + x) >= F(s) + kappa sigma x`` for ``x >= 0`` on the certified range
-    (``F'' = kappa D_(k-2) >= 0``: convex); ``order`` 2: ``min D_(k-2)`` (``F''`` from below)."""
-    return _column_min(list(_corner_columns(boxes, E, k, s)), k - order)
-
-
 def _rho(boxes, E, k: int, s: arb) -> arb:
     """``max_i (D_(k-i) / D_k)^(1/i)`` over the boxes at ``s`` with the heavy polynomial ``E``
     (module doc): the upper corner's over the lower corner's."""
