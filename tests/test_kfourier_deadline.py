@@ -87,7 +87,7 @@ def test_a_budget_with_room_to_finish_adds_no_note(capsys):
 #: nine digits at k = 2 end before the budget (the enclosure's floor, or a next pass predicted to
 #: outlast the budget: kfourier.pass_out_of_time)
 NINE_DIGITS = ["eta", "--k", "2", "-N", "10000000", "-L", "40", "-q", "0.36", "--eps", "2",
-               "--max-seconds", "20", "--digits", "9"]
+               "--max-seconds", "60", "--digits", "9"]
 
 
 def test_a_k_query_wider_than_asked_says_so_within_the_budget(capsys):
