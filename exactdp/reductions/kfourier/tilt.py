@@ -607,11 +607,11 @@ def _column_max(cols, j: int) -> arb:
     return max(arb(up[j].upper()) for _, up in cols)
 
 
-def _rho(boxes, E, k: int, s: arb) -> arb:
-    """``max_i (D_(k-i) / D_k)^(1/i)`` over the boxes at ``s`` with the heavy polynomial ``E``
-    (module doc): the upper corner's over the lower corner's."""
+def _rho(cols, k: int) -> arb:
+    """``max_i (D_(k-i) / D_k)^(1/i)`` over :func:`_corner_columns`' columns ``cols`` (module doc):
+    the upper corner's over the lower corner's."""
     best = arb(0)
-    for lo, up in _corner_columns(boxes, E, k, s):
+    for lo, up in cols:
         if not lo[k] > 0:
             raise PrecisionError("ktilt: the lower corner's D_k is not positive")
         for i in range(1, k + 1):
@@ -872,13 +872,13 @@ class _Run:
         k, kap = self.k, self.kappa
         f_lo = arb(th.value(s_dn).lower())
         f_up = arb(th.value(s_up).upper())
-        rho = _rho(boxes, E, k, s_up)
+        cols_up = list(_corner_columns(boxes, E, k, s_up))
+        rho = _rho(cols_up, k)
         cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         sigma = kap * _column_min(cols_dn, k - 1)
         gamma = kap * _column_min(cols_dn, k - 2) if self.delta else arb(0)
         lo_terms = up_terms = ()
         if not self.delta:
-            cols_up = list(_corner_columns(boxes, E, k, s_up))
             top = min(ETA_ORDER, k)
             lo_terms = tuple(arb((kap * _column_min(cols_dn, k - i) / math.factorial(i)).lower())
                              for i in range(1, top + 1))
