@@ -108,6 +108,28 @@ kappa min D_(k-2)``: every ``D_j`` nondecreasing in ``Y`` on the monotone range)
 1.4e-2, 6.5e-2); with the two top levels ("The top levels") 7.2e-4 (``k = 16``, ``q = 0.42``) and
 2.5e-3 (``k = 8``, ``q = 0.415``; three levels 1.7e-3 in 30 s, four 1.5e-3 in 256 s: not taken).
 
+**The light cut.**  Forward, from ``k ~ 64`` at ``q <= 0.40`` (``L = 40``, ``N = 10^7``, ``lam =
+e^2``) the whole law's statistic is out of range: ``x_min`` is so small that one output of the top
+level doubles ``R`` (``tau w_max >= 1/2``, the series' condition).  Then the levels ``cut + 1 ..
+d`` are enumerated (:meth:`_Run.top`) and the plan (statistic, tilt, box) comes from the light
+levels ``0 .. cut`` alone, for a *lead* count vector of the levels above (:func:`_light_plan`: the
+fixed point of the series with the lead's ``E_H``; the lead the vector of the largest saddle-point
+estimate of ``E_D[R; R > lam, counts]``, :func:`_lead`).  The enumerated levels' ``phi`` is
+``log(1 + tau w) / tau`` (their part of ``Y`` is fixed by the counts).  The cut goes down from the
+highest whose light statistic holds until the series' gap of the vectors near the lead, weighted
+by their estimates, is below the width asked (:data:`CUT_GAP`; a lower cut smooths the light
+law's power sums, at the cost of more vectors).  The certificate is the top levels' one with two
+changes: each count window is the least ``m_j`` with ``P_{D_m}[p_1 > x_min, n_j > m_j]`` below
+the target, and the light box's failure is bounded once for all count vectors,
+
+    sum_n E_D[R; R > lam, counts n, not B] <= P_{D_m}[p_1 > x_min, not B],
+
+``p_1`` over all outputs (``R > lam`` forces it, Maclaurin) and the box's power sums over the
+light outputs only (``v = 0`` at the enumerated levels): the two-dimensional Chernoff bounds of
+the full law's ``D_m``, whose edges widen (``z`` up to 28) until the bound is below the target.
+``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 64``, ``q = 0.40``: cut 35, lead ``(0, 0, 0, 0,
+3)``, 16,800 vectors, relative width 2e-4 in ~3 minutes (the walk: 0.34 in 300 s).
+
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
 phi_j)``, :func:`~exactdp.engine.tilted.upper_tail` of ``-Y`` at ``-s``) and the function is 1 (no
@@ -224,7 +246,7 @@ from ...model.mechanism import Mechanism
 from ...model.pair import Pair
 from ..kcopies import kcopies
 from .arbs import exact_arb, float_hi
-from .series import Box, Series, monotone_pieces, padded_coeffs
+from .series import Box, Boxes, Series, monotone_pieces, padded_coeffs
 
 __all__ = ["KTilted", "ktilted_eta", "ktilted_delta", "ktilted_estimate", "ROUTE", "REVERSE_ROUTE", "BOX_Z", "FAIL_SHARE"]
 
@@ -289,9 +311,10 @@ class KTilted:
     tilt ``t``, the statistic ``stat = (tau, beta, gamma)``, the points ``s_dn``, ``s_up`` (the
     top count's route: the mode's, in total ``Y``), the growth ``rho``, the widest box edge ``z``
     (standard deviations), ``log10`` of the failure bound relative to ``eta`` (``fail``),
-    ``log10_eta`` (the middle, a float), the integrals and the seconds; 003's reverse: the top
-    light level ``light`` (``rho = 0``) and the levels above it whose counts were enumerated
-    (``enumerated``; empty where the union bound or the count bound held)."""
+    ``log10_eta`` (the middle, a float), the integrals and the seconds; 003's reverse and the
+    forward light cut: the top light level ``light`` (reverse: ``rho = 0``) and the levels above
+    it whose counts were enumerated (``enumerated``; empty where the union bound or the count
+    bound held)."""
 
     eta: Interval
     t: float
@@ -429,7 +452,7 @@ def _boxes(k, stat, wmax: arb, iv2, iv3, iv4):
         boxes.append(Box(k, ta, ivs, wmax, p2[1], p3hi, beta=be, gamma=ga))
     if not boxes:
         raise PrecisionError("ktilt: an empty power-sum box")
-    return boxes
+    return Boxes(boxes)         # the series' matrices cached on it (one per box set)
 
 
 def _cancel(th: Series, y: float):
@@ -642,20 +665,24 @@ def _heavy_vector(law: _Law, levels, counts, k: int):
 
 def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
                 route: float | str | None = "auto", heavy: int | None = None,
-                light: int | None = None) -> KTilted:
+                light: int | None = None, cut: int | None = None) -> KTilted:
     """Certified ``eta`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`) by
     tilting (module doc): forward ``P[R > lam]``, 003's reverse ``P[R < 1 / lam]`` ("The reverse
     direction"); relative width about ``rel`` (a target; the result is an enclosure whatever
     width it reaches).  ``heavy`` (forward): 0 (no level enumerated), 1 (the top level's count
     enumerated) or 2 (the top two levels' counts); ``None`` chooses by the series width (module
     doc, "The top levels").  ``light`` (reverse): the top light level
-    (``None``: the module doc's choice; a level ``0 .. d``).  Raises
+    (``None``: the module doc's choice; a level ``0 .. d``).  ``cut`` (forward): the top light
+    level of the light-cut plan (module doc, "The light cut": the levels above it enumerated, the
+    plan from the levels below; a level ``1 .. d - 1``); ``None``: taken (the cut chosen) where
+    the whole law's statistic is out of range (``tau w_max >= 1/2``), there also within the
+    walk's range (``route``) from :data:`CUT_ROUTE_K` copies on.  Raises
     :class:`~exactdp.core.errors.CapacityError` where the pair is not k-copies with ``k >= 2``
     or (``route``; ``"auto"``: :data:`ROUTE` forward, :data:`REVERSE_ROUTE` reverse; ``None``:
     none) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto`` goes on
     to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the box, the
     decay of the tilted law; reverse: no light cut with small failure bounds)."""
-    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=light)
+    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=light, cut=cut)
 
 
 def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
@@ -679,7 +706,8 @@ def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: in
     return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=None, delta=True)
 
 
-def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, delta: bool = False) -> KTilted:
+def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, delta: bool = False,
+           cut: int | None = None) -> KTilted:
     t0 = time.time()
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
@@ -690,26 +718,51 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
         raise CapacityError("ktilt: k-copies pairs with k >= 2 only")
     q = Fraction(q)
     lam, eps = parse_lam_eps(lam, eps)
+    if cut is not None:
+        if not (isinstance(cut, int) and 1 <= cut < red.d):
+            raise ParameterError(f"cut must be a level in 1 .. {red.d - 1}, got {cut!r}")
+        if not red.forward or delta or heavy is not None:
+            raise ParameterError("cut applies to the forward eta alone, without heavy")
+    if (red.forward and light is not None) or (not red.forward and heavy is not None):
+        raise ParameterError("heavy applies to the forward direction, light to the reverse")
     if route == "auto":
         route = ROUTE if red.forward else REVERSE_ROUTE
-    if route is not None and ktilted_estimate(P, q, lam, eps) > route:
+    # the light cut where the whole law's statistic refuses (forward eta): within the walk's
+    # range too (the walk is slow there: k >= 64, q 0.32 .. 0.40)
+    walk_range = route is not None and ktilted_estimate(P, q, lam, eps) > route
+    may_cut = red.forward and not delta and heavy is None and (red.k >= CUT_ROUTE_K or not walk_range)
+    if walk_range and not may_cut:
         raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
     k, M = red.k, red.k * red.N
     with one_blas_thread(), ctx.workprec(prec):
         law = _Law(red.d, q, M, prec)
-        if (red.forward and light is not None) or (not red.forward and heavy is not None):
-            raise ParameterError("heavy applies to the forward direction, light to the reverse")
+        lam_a = _lam_arb(lam, eps)
+        if red.forward and cut is None and may_cut:
+            try:
+                run = _Run(law, k, lam_a, rel, delta=delta)
+            except PrecisionError:
+                cut = "auto"
+            else:
+                if walk_range:
+                    raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
+        if cut is not None:
+            crun = _cut_run(law, k, lam_a, rel, None if cut == "auto" else cut)
+            res = crun.answer()
+            return KTilted(res["eta"], crun.t, crun.stat, res["s_dn"], res["s_up"], res["rho"], crun.z,
+                           res["fail"], res["log10"], res["integrals"], time.time() - t0, light=crun.cut,
+                           enumerated=tuple(range(crun.cut + 1, red.d + 1)))
         if not red.forward:
             if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
                 raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
-            run = _ReverseRun(law, k, _lam_arb(lam, eps), rel, light=light, delta=delta)
+            run = _ReverseRun(law, k, lam_a, rel, light=light, delta=delta)
             res = run.answer()
             return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
                            res["fail"], res["log10"], res["integrals"], time.time() - t0,
                            light=len(run.law.wf) - 1,
                            enumerated=tuple(run.enum["levels"]) if run.enum is not None else (),
                            quantity="delta" if delta else "eta")
-        run = _Run(law, k, _lam_arb(lam, eps), rel, delta=delta)
+        if not (red.forward and may_cut):
+            run = _Run(law, k, lam_a, rel, delta=delta)
         if heavy is None:
             # the top level's count enumerated where the one box is too wide and the count is
             # small (each count within reach costs an integral)
@@ -763,13 +816,15 @@ class _Run:
             self.log_eta += math.log(min(1.0, self.k / (y * t)))
         self.target = self.log_eta + math.log(self.rel * FAIL_SHARE)
 
-    def _gap(self, boxes) -> float:
-        """``t (s_dn - s_up)`` of the one-box series over ``boxes`` (floats: the series' share of
-        the relative width, for the choices; ``inf`` where the points do not separate)."""
-        th = Series([arb(1)], self.kappa, self.k, boxes)
+    def _gap(self, boxes, E=None, y: float | None = None) -> float:
+        """``t (s_dn - s_up)`` of the one-box series over ``boxes`` (``E``: the enumerated outputs'
+        polynomial, default none; ``y`` the guess, default the plan's point; floats: the series'
+        share of the relative width, for the choices; ``inf`` where the points do not separate)."""
+        th = Series([arb(1)] if E is None else E, self.kappa, self.k, boxes)
+        y = self.y if y is None else y
         try:
-            s_dn = _root_point(th, self.lam_hi, self.y, above=True)
-            s_up = _root_point(th, self.lam_lo, self.y, above=False)
+            s_dn = _root_point(th, self.lam_hi, y, above=True)
+            s_up = _root_point(th, self.lam_lo, y, above=False)
         except PrecisionError:
             return math.inf
         return self.t * float(s_dn - s_up)
@@ -1059,13 +1114,15 @@ class _Run:
         # the integer range lies inside them), with the light box's
         fail_dm, _ = self._fail_arb(fails, None, M)
         self._ylo_ok, self._keep, self.edges = {}, [boxes], edges
-        mode = [M * float(self.Q[j]) for j in levels]
-        vectors = sorted(itertools.product(*windows),
-                         key=lambda n: sum(abs(c - m) / math.sqrt(m + 1) for c, m in zip(n, mode)))
-        lower, upper, integrals = arb(0), arb(0), 0
+        mode = self._modes(levels)
+        nodes = math.prod(len(w) for w in windows)
+        vectors, upper = self._tree(levels, windows, nodes) if len(levels) > 1 else (
+            list(itertools.product(*windows)), arb(0))
+        vectors.sort(key=lambda n: sum(abs(c - m) / math.sqrt(m + 1) for c, m in zip(n, mode)))
+        lower, integrals = arb(0), 0
         first_pts = None
         for n in vectors:
-            lo_n, up_n, got, pts = self._count(n, levels, boxes, fails, len(vectors))
+            lo_n, up_n, got, pts = self._count(n, levels, boxes, fails, nodes)
             lower += lo_n
             upper += up_n
             integrals += got
@@ -1074,6 +1131,39 @@ class _Run:
         upper += fail_dm
         s_dn, s_up, rho = first_pts if first_pts is not None else (arb(0), arb(0), arb(0))
         return self._result(lower, upper, fail_dm, points=(s_dn, s_up, rho), integrals=integrals)
+
+    def _tree(self, levels, windows, nodes: int):
+        """``(vectors, bound)``: the count vectors of ``levels`` in their ``windows`` as a tree (the
+        top level's count first, then the next level's, ...), a subtree whose fixed counts (levels
+        ``levels[j:]``) have ``E_D[R; those counts] = P_D[counts] kappa [t^k] E_H(t) (1 + t
+        mu)^(n')`` (the other outputs free over the levels below ``levels[j]``, :meth:`_mean_r`)
+        below its share of the target (``FAIL_SHARE rel`` of ``eta``'s scale over ``nodes``,
+        times its leaves) bounded by that (``bound``, their sum) instead of enumerated."""
+        law, k, M = self.law, self.k, self.law.M
+        share = self.log_eta + math.log(self.rel * FAIL_SHARE / nodes)
+        vectors, bound = [], arb(0)
+
+        def walk(j, counts):
+            nonlocal bound
+            if j == 0:
+                vectors.append(counts)
+                return
+            if counts:
+                E, weight_log = _heavy_vector(law, levels[j:], counts, k)
+                n = sum(counts)
+                b = self._mean_r(n, E, levels[j]) * (weight_log + (M - n) * self._light_mass(levels[j]).log()).exp()
+                if float(b.upper().log()) < share + math.log(math.prod(len(w) for w in windows[:j])):
+                    bound += b
+                    return
+            for c in windows[j - 1]:
+                walk(j - 1, (c,) + counts)
+
+        walk(len(levels), ())
+        return vectors, bound
+
+    def _modes(self, levels) -> list:
+        """The enumerated levels' tilted counts (floats: the vectors' order, nearest first)."""
+        return [self.law.M * float(self.Q[j]) for j in levels]
 
     def _count(self, counts, levels, boxes, fails, nodes: int):
         """One count vector ``counts`` of the enumerated ``levels``: ``(lower, upper, integrals,
@@ -1185,6 +1275,251 @@ class _Run:
         k = self.k
         b, g = max(self.beta, 0.0), max(self.gamma, 0.0)
         return (self.lam_hi / self.kappa - E[k]) / E[k - 1] + arb(b) * self.p3hi + arb(g) * self.p4hi
+
+
+# ---------------------------------------------------------------- the light cut (forward)
+
+#: forward light cut: the cuts go down from the highest whose light statistic holds to the first
+#: whose weighted series gap (_CutRun.lead_gap) is below CUT_GAP times the width asked, at most
+#: CUT_DEPTH cuts (then the narrowest of them)
+CUT_GAP = 1.0
+CUT_DEPTH = 4
+#: forward light cut: taken within the walk's range (ROUTE) from this many copies on (below, the
+#: walk reaches those cells in minutes: k = 16, q = 0.40)
+CUT_ROUTE_K = 64
+#: forward light cut: the lead vector's search takes at most this many steps
+LEAD_STEPS = 40
+#: forward light cut: at most this many count vectors of the enumerated levels
+CUT_VECTORS = 100_000
+#: forward light cut: a count window stops growing here (its failure bound then stays as it is)
+CUT_WINDOW = 200
+
+
+def _light_plan(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, lead, z: float):
+    """Floats ``(y, stat, t, log_est)`` of the forward plan on the light levels ``0 .. cut`` for the
+    count vector ``lead`` of the levels above (module doc, "The light cut"): the light threshold
+    point ``y`` of the series with ``E_H`` of ``lead``, the statistic cancelling the light power
+    sums there, the light law's tilt and ``log`` of the saddle-point estimate of ``E_D[R; R >
+    lam, counts = lead]``; ``None`` where the lead's heavy outputs alone exceed ``lam`` (no light
+    plan).  Raises :class:`PrecisionError` where the light statistic is out of range."""
+    M = law.M
+    levels = list(range(cut + 1, len(law.wf)))
+    E, wlog = _heavy_vector(law, levels, lead, k)
+    if kappa * E[k] > lam:
+        return None
+    n = sum(lead)
+    light = law.light(cut)
+    heavy_w = sum(c * law.wf[j] for j, c in zip(levels, lead))
+    y = max(xmin - heavy_w, 1e-3 * xmin)
+    stat = (k / xmin, 0.0, 0.0)
+    for _ in range(MAX_ITER):
+        phi = light.phi(*stat)
+        t = _Run._light_tilt(light.lpi, phi, M - n, y)
+        Q = light.tilted(t, phi)
+        ivs = []
+        for i in (2, 3, 4):
+            m, sd = _box_stats(light, Q, i)
+            ivs.append((max(m - z * sd, 0.0), m + z * sd))
+        th = Series(E, kappa, k, _boxes(k, stat, light.w[-1], *ivs))
+        y1 = th.root(th.main_value, lam, y)
+        if not (math.isfinite(y1) and y1 > 0):
+            raise PrecisionError("ktilt: no light threshold point for the lead vector")
+        stat1 = _cancel(th, y1)
+        done = abs(y1 - y) <= 1e-13 * y and abs(stat1[0] - stat[0]) <= 1e-10 * stat[0]
+        y, stat = y1, stat1
+        if not 0 < stat[0] * light.wf[-1] < 0.5:
+            raise PrecisionError("ktilt: the light statistic's tau is out of range")
+        if done:
+            break
+    phi = light.phi(*stat)
+    t = _Run._light_tilt(light.lpi, phi, M - n, y)
+    lpn = light.lpi - _log_m(light.lpi, 0.0)
+    p = np.exp(lpn + t * phi - _log_m(lpn, t * phi))
+    sdy = math.sqrt(max((M - n) * float((p * phi * phi).sum() - (p * phi).sum() ** 2), 1e-300))
+    mass = float(sum(law.pi0[:cut + 1], arb(0)).log().mid())
+    est = (float(wlog.mid()) + (M - n) * mass + math.log(float(lam.mid())) + (M - n) * _log_m(lpn, t * phi)
+           - t * y - math.log(max(t * sdy * math.sqrt(2 * math.pi), 1.0)))
+    return y, stat, t, est
+
+
+def _lead(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, z: float):
+    """``(lead, plan, near)``: the count vector of the levels above ``cut`` with the largest
+    estimate of :func:`_light_plan` (an ascent over single steps from the empty vector; floats, a
+    choice: any lead gives a certified run), its plan and the estimates met on the way (``{vector:
+    log estimate}``).  Raises :class:`PrecisionError` where no vector
+    on the way has a light plan."""
+    h = len(law.wf) - 1 - cut
+    seen = {}
+
+    def value(v):
+        if v not in seen:
+            try:
+                seen[v] = _light_plan(law, k, kappa, lam, xmin, cut, v, z)
+            except PrecisionError:
+                seen[v] = None
+        return seen[v][3] if seen[v] is not None else -math.inf
+
+    cur = (0,) * h
+    if value(cur) == -math.inf:
+        raise PrecisionError(f"ktilt: no light plan below level {cut + 1}")
+    for _ in range(LEAD_STEPS):
+        steps = [cur[:i] + (cur[i] + s,) + cur[i + 1:] for i in range(h) for s in (1, -1) if cur[i] + s >= 0]
+        best = max(steps, key=value)
+        if not value(best) > value(cur):
+            break
+        cur = best
+    return cur, seen[cur], {v: p[3] for v, p in seen.items() if p is not None}
+
+
+class _CutRun(_Run):
+    """Forward, the levels ``cut + 1 .. d`` enumerated with the plan of the light levels (module
+    doc, "The light cut"); :meth:`answer` is :meth:`_Run.top` from ``cut + 1``."""
+
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float, cut: int, lead, plan):
+        self.law, self.k, self.rel, self.delta = law, k, rel, False
+        self.kappa = exact_arb(_kappa(law.M, k))
+        self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
+        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
+        self.cut, self.lead = cut, lead
+        y, stat, t, est = plan
+        tau = stat[0]
+        levels = range(cut + 1, len(law.wf))
+        self.phi = law.phi(*stat)
+        self.phi[cut + 1:] = np.log1p(tau * law.wf[cut + 1:]) / tau      # heavy: no beta, gamma
+        self.phia = law.phi_arb(*stat)
+        ta = arb(tau)
+        for j in levels:
+            self.phia[j] = (1 + ta * law.w[j]).log() / ta
+        # the threshold point in total Y for the lead (each vector's guess: less its heavy phi)
+        self.y = y + sum(c * self.phi[j] for j, c in zip(levels, lead))
+        self.stat, self.t = stat, t
+        self.tau, self.beta, self.gamma = stat
+        # the light law tilted (0 at the enumerated levels: the box's statistics are light)
+        Q = law.light(cut).tilted(t, self.phi[:cut + 1])
+        self.Q = np.concatenate([Q, np.zeros(len(law.wf) - cut - 1)])
+        self.log_eta = est
+        self.target = est + math.log(rel * FAIL_SHARE)
+        self.z = None
+
+    def _tree(self, levels, windows, nodes: int):
+        """``(vectors, bound)``: the count vectors of ``levels`` in their ``windows`` as a tree (the
+        top level's count first, then the next level's, ...), a subtree whose fixed counts (levels
+        ``levels[j:]``) have ``E_D[R; those counts] = P_D[counts] kappa [t^k] E_H(t) (1 + t
+        mu)^(n')`` (the other outputs free over the levels below ``levels[j]``, :meth:`_mean_r`)
+        below its share of the target (``FAIL_SHARE rel`` of ``eta``'s scale over ``nodes``,
+        times its leaves) bounded by that (``bound``, their sum) instead of enumerated."""
+        law, k, M = self.law, self.k, self.law.M
+        share = self.log_eta + math.log(self.rel * FAIL_SHARE / nodes)
+        vectors, bound = [], arb(0)
+
+        def walk(j, counts):
+            nonlocal bound
+            if j == 0:
+                vectors.append(counts)
+                return
+            if counts:
+                E, weight_log = _heavy_vector(law, levels[j:], counts, k)
+                n = sum(counts)
+                b = self._mean_r(n, E, levels[j]) * (weight_log + (M - n) * self._light_mass(levels[j]).log()).exp()
+                if float(b.upper().log()) < share + math.log(math.prod(len(w) for w in windows[:j])):
+                    bound += b
+                    return
+            for c in windows[j - 1]:
+                walk(j - 1, (c,) + counts)
+
+        walk(len(levels), ())
+        return vectors, bound
+
+    def _modes(self, levels) -> list:
+        return [float(c) for c in self.lead]
+
+    def _choose_box(self, light: int, extra=()):
+        """The light box as :meth:`_Run._choose_box` (its failure under ``D_m`` a group bound over
+        every count vector: the light statistics are 0 at the enumerated levels) and each count
+        window the least ``m`` with ``P_{D_m}[p_1 > x_min, n_j > m]`` below the target."""
+        z, edges, fails = super()._choose_box(light)
+        law, k = self.law, self.k
+        for key, v in extra:
+            for m in range(CUT_WINDOW + 1):
+                a, b, e = _fail_dm(law, k, float(self.xmin_lo), v, m + 0.5, above=True, t0=self.t, sd=1.0)
+                if e <= self.target:
+                    break
+            fails.append((key, v, m + 0.5, True, a, b, 0.0))
+            edges[key] = (0.0, m + 0.5)
+        return z, edges, fails
+
+    def lead_gap(self, near: dict) -> float:
+        """The series gap ``t (s_dn - s_up)`` (:meth:`_Run._gap`, the statistic refined once per
+        vector as :meth:`_Run._count` does) averaged over the vectors ``near`` (``{vector: log
+        estimate}``, :func:`_light_plan`'s; those within 1e-3 of the largest) by their estimates,
+        on the plan's light box at ``BOX_Z[1]`` (floats: the cut's choice)."""
+        law, k, cut = self.law, self.k, self.cut
+        z = BOX_Z[1]
+        ivs = [(max(m - z * s, 0.0), m + z * s) for m, s in (_box_stats(law, self.Q, i) for i in (2, 3, 4))]
+        boxes = _boxes(k, self.stat, law.w[cut], *ivs)
+        levels = list(range(cut + 1, len(law.wf)))
+        top = max(near.values())
+        total = weight = 0.0
+        for v, est in near.items():
+            if est < top + math.log(1e-3):
+                continue
+            E, _ = _heavy_vector(law, levels, v, k)
+            guess = max(self.y - sum(c * self.phi[j] for j, c in zip(levels, v)), 1e-3 * self.y)   # as _count's
+            th = Series(E, self.kappa, k, boxes)
+            try:
+                y0 = th.root(th.main_value, self.lam, guess)
+                own = _boxes(k, _cancel(th, y0), law.w[cut], *ivs)
+            except PrecisionError:
+                return math.inf
+            u = math.exp(est - top)
+            total += u * self._gap(own, E, y0)
+            weight += u
+        return total / weight
+
+    def _count(self, counts, levels, boxes, fails, nodes: int):
+        """:meth:`_Run._count`, or where its certificate fails for this vector (no monotone range
+        on the light box: a vector far from the lead) ``[0, E_D[R; counts]]``."""
+        try:
+            return super()._count(counts, levels, boxes, fails, nodes)
+        except PrecisionError:
+            E, weight_log = _heavy_vector(self.law, levels, counts, self.k)
+            n = sum(counts)
+            self.bounded += 1
+            return arb(0), self._mean_r(n, E, levels[0]) * (
+                weight_log + (self.law.M - n) * self._light_mass(levels[0]).log()).exp(), 0, None
+
+    def answer(self) -> dict:
+        self.bounded = 0
+        return self.top(self.cut + 1)
+
+
+def _cut_run(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> _CutRun:
+    """The light-cut run: at ``cut``, or (``None``) down from the highest cut whose light
+    statistic holds, the first whose vectors near the lead have a series gap
+    (:meth:`_CutRun.lead_gap`, floats) below :data:`CUT_GAP` times ``rel``, else the narrowest of
+    the first :data:`CUT_DEPTH`."""
+    kappa = exact_arb(_kappa(law.M, k))
+    xmin = float(_x_min(kappa, k, arb(lam.lower())).lower())
+    d = len(law.wf) - 1
+    cuts = [cut] if cut is not None else list(range(d - 1, 0, -1))
+    best, tried = None, 0
+    for c in cuts:
+        try:
+            lead, plan, near = _lead(law, k, kappa, lam, xmin, c, BOX_Z[1])
+        except PrecisionError:
+            if best is not None or cut is not None:
+                break
+            continue
+        run = _CutRun(law, k, lam, rel, c, lead, plan)
+        gap = run.lead_gap(near) if cut is None else 0.0
+        tried += 1
+        if best is None or gap < best[0]:
+            best = (gap, run)
+        if gap <= CUT_GAP * rel or tried >= CUT_DEPTH:
+            break
+    if best is None:
+        raise PrecisionError("ktilt: no light cut with a light plan")
+    return best[1]
 
 
 # ---------------------------------------------------------------- 003's reverse direction
