@@ -249,7 +249,8 @@ def _eta_by(name: str, P: Pair, q: Fraction, lam, eps, inclusive: bool, *, opt: 
         try:
             # the same enclosure for ">=" (inclusive): the sandwich's events are strict and
             # inclusive alike (the smoothed integrals see no atom)
-            iv = ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR)).eta
+            iv = ktilted_eta(P, q, lam, eps, rel=max(KTILT_AIM * 10.0 ** -opt.digits, KTILT_FLOOR),
+                             deadline=deadline).eta
         except PrecisionError as e:
             raise CapacityError(str(e)) from None
         # wider than asked where the walk still reaches: its passes too, the intersection

@@ -665,7 +665,8 @@ def _heavy_vector(law: _Law, levels, counts, k: int):
 
 def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
                 route: float | str | None = "auto", heavy: int | None = None,
-                light: int | None = None, cut: int | None = None) -> KTilted:
+                light: int | None = None, cut: int | None = None,
+                deadline: float | None = None) -> KTilted:
     """Certified ``eta`` of a k-copies pair (:func:`~exactdp.reductions.kcopies.kcopies`) by
     tilting (module doc): forward ``P[R > lam]``, 003's reverse ``P[R < 1 / lam]`` ("The reverse
     direction"); relative width about ``rel`` (a target; the result is an enclosure whatever
@@ -676,13 +677,16 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     level of the light-cut plan (module doc, "The light cut": the levels above it enumerated, the
     plan from the levels below; a level ``1 .. d - 1``); ``None``: taken (the cut chosen) where
     the whole law's statistic is out of range (``tau w_max >= 1/2``), there also within the
-    walk's range (``route``) from :data:`CUT_ROUTE_K` copies on.  Raises
+    walk's range (``route``) from :data:`CUT_ROUTE_K` copies on; ``deadline`` (a
+    ``time.monotonic()`` instant) ends its enumeration early, the vectors left bounded by
+    ``E_D[R; counts]`` (a wider enclosure).  Raises
     :class:`~exactdp.core.errors.CapacityError` where the pair is not k-copies with ``k >= 2``
     or (``route``; ``"auto"``: :data:`ROUTE` forward, :data:`REVERSE_ROUTE` reverse; ``None``:
     none) where :func:`ktilted_estimate` is above ``10^route`` (the walk's range: ``auto`` goes on
     to it), :class:`PrecisionError` where a certificate fails (the monotonicity, the box, the
     decay of the tilted law; reverse: no light cut with small failure bounds)."""
-    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=light, cut=cut)
+    return _solve(P, q, lam, eps, rel=rel, prec=prec, route=route, heavy=heavy, light=light, cut=cut,
+                  deadline=deadline)
 
 
 def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int = 192,
@@ -707,7 +711,7 @@ def ktilted_delta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: in
 
 
 def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, delta: bool = False,
-           cut: int | None = None) -> KTilted:
+           cut: int | None = None, deadline: float | None = None) -> KTilted:
     t0 = time.time()
     if not (isinstance(rel, (int, float)) and 0 < rel < 1):
         raise ParameterError(f"rel must be in (0, 1), got {rel!r}")
@@ -747,7 +751,7 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
                     raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
         if cut is not None:
             crun = _cut_run(law, k, lam_a, rel, None if cut == "auto" else cut)
-            res = crun.answer()
+            res = crun.answer(deadline)
             return KTilted(res["eta"], crun.t, crun.stat, res["s_dn"], res["s_up"], res["rho"], crun.z,
                            res["fail"], res["log10"], res["integrals"], time.time() - t0, light=crun.cut,
                            enumerated=tuple(range(crun.cut + 1, red.d + 1)))
@@ -1295,7 +1299,7 @@ CUT_VECTORS = 100_000
 CUT_WINDOW = 200
 
 
-def _light_plan(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, lead, z: float):
+def _light_plan(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, *, cut: int, lead, z: float):
     """Floats ``(y, stat, t, log_est)`` of the forward plan on the light levels ``0 .. cut`` for the
     count vector ``lead`` of the levels above (module doc, "The light cut"): the light threshold
     point ``y`` of the series with ``E_H`` of ``lead``, the statistic cancelling the light power
@@ -1342,7 +1346,7 @@ def _light_plan(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, 
     return y, stat, t, est
 
 
-def _lead(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, z: float):
+def _lead(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, *, cut: int, z: float):
     """``(lead, plan, near)``: the count vector of the levels above ``cut`` with the largest
     estimate of :func:`_light_plan` (an ascent over single steps from the empty vector; floats, a
     choice: any lead gives a certified run), its plan and the estimates met on the way (``{vector:
@@ -1354,7 +1358,7 @@ def _lead(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, cut: int, z: flo
     def value(v):
         if v not in seen:
             try:
-                seen[v] = _light_plan(law, k, kappa, lam, xmin, cut, v, z)
+                seen[v] = _light_plan(law, k, kappa, lam, xmin, cut=cut, lead=v, z=z)
             except PrecisionError:
                 seen[v] = None
         return seen[v][3] if seen[v] is not None else -math.inf
@@ -1375,7 +1379,7 @@ class _CutRun(_Run):
     """Forward, the levels ``cut + 1 .. d`` enumerated with the plan of the light levels (module
     doc, "The light cut"); :meth:`answer` is :meth:`_Run.top` from ``cut + 1``."""
 
-    def __init__(self, law: _Law, k: int, lam: arb, rel: float, cut: int, lead, plan):
+    def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, cut: int, lead, plan):
         self.law, self.k, self.rel, self.delta = law, k, rel, False
         self.kappa = exact_arb(_kappa(law.M, k))
         self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
@@ -1399,7 +1403,7 @@ class _CutRun(_Run):
         self.Q = np.concatenate([Q, np.zeros(len(law.wf) - cut - 1)])
         self.log_eta = est
         self.target = est + math.log(rel * FAIL_SHARE)
-        self.z = None
+        self.z, self.deadline, self.bounded = None, None, 0
 
     def _tree(self, levels, windows, nodes: int):
         """``(vectors, bound)``: the count vectors of ``levels`` in their ``windows`` as a tree (the
@@ -1477,19 +1481,24 @@ class _CutRun(_Run):
         return total / weight
 
     def _count(self, counts, levels, boxes, fails, nodes: int):
-        """:meth:`_Run._count`, or where its certificate fails for this vector (no monotone range
-        on the light box: a vector far from the lead) ``[0, E_D[R; counts]]``."""
-        try:
-            return super()._count(counts, levels, boxes, fails, nodes)
-        except PrecisionError:
-            E, weight_log = _heavy_vector(self.law, levels, counts, self.k)
-            n = sum(counts)
-            self.bounded += 1
-            return arb(0), self._mean_r(n, E, levels[0]) * (
-                weight_log + (self.law.M - n) * self._light_mass(levels[0]).log()).exp(), 0, None
+        """:meth:`_Run._count`, or ``[0, E_D[R; counts]]`` where its certificate fails for this
+        vector (no monotone range on the light box: a vector far from the lead) or the time
+        budget has run out (``deadline``, a ``time.monotonic()`` instant)."""
+        if self.deadline is None or time.monotonic() < self.deadline:
+            try:
+                return super()._count(counts, levels, boxes, fails, nodes)
+            except PrecisionError:
+                pass
+        E, weight_log = _heavy_vector(self.law, levels, counts, self.k)
+        n = sum(counts)
+        self.bounded += 1
+        return arb(0), self._mean_r(n, E, levels[0]) * (
+            weight_log + (self.law.M - n) * self._light_mass(levels[0]).log()).exp(), 0, None
 
-    def answer(self) -> dict:
-        self.bounded = 0
+    def answer(self, deadline: float | None = None) -> dict:
+        """The run (:meth:`_Run.top` from ``cut + 1``); past ``deadline`` every vector left is
+        bounded by ``E_D[R; counts]`` (a wider enclosure, certified all the same)."""
+        self.bounded, self.deadline = 0, deadline
         return self.top(self.cut + 1)
 
 
@@ -1505,12 +1514,12 @@ def _cut_run(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> _CutRu
     best, tried = None, 0
     for c in cuts:
         try:
-            lead, plan, near = _lead(law, k, kappa, lam, xmin, c, BOX_Z[1])
+            lead, plan, near = _lead(law, k, kappa, lam, xmin, cut=c, z=BOX_Z[1])
         except PrecisionError:
             if best is not None or cut is not None:
                 break
             continue
-        run = _CutRun(law, k, lam, rel, c, lead, plan)
+        run = _CutRun(law, k, lam, rel, cut=c, lead=lead, plan=plan)
         gap = run.lead_gap(near) if cut is None else 0.0
         tried += 1
         if best is None or gap < best[0]:
