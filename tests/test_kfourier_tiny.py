@@ -184,6 +184,15 @@ def test_readme_quote_of_the_two_top_levels_at_k128(capsys):
 
 
 @pytest.mark.slow
+def test_readme_quote_of_the_light_cut_at_k64(capsys):
+    """README's k = 64, q = 0.40 eta, fresh from the command line (~75 s: the whole law's
+    statistic out of range, the light cut taken within the walk's range; kfourier.tilt, "The light
+    cut"; the walk's passes had reached [1.93e-21, 2.71e-21] in 300 s)."""
+    printed = _printed(capsys, "eta", "0.40", 64)
+    assert f"prints `{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
 def test_far_decisions_agree_with_decisions_at_eight(monkeypatch):
     """The route before far decisions (every decision at 8 deviations) and the default give
     overlapping certified enclosures at k = 2, q = 0.385 (eta ~ 7.8e-9), tol 1e-14; the default
