@@ -128,7 +128,10 @@ the target, and the light box's failure is bounded once for all count vectors,
 light outputs only (``v = 0`` at the enumerated levels): the two-dimensional Chernoff bounds of
 the full law's ``D_m``, whose edges widen (``z`` up to 28) until the bound is below the target.
 ``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 64``, ``q = 0.40``: cut 35, lead ``(0, 0, 0, 0,
-3)``, 16,800 vectors, relative width 2e-4 in ~3 minutes (the walk: 0.34 in 300 s).
+3)``, 16,800 vectors (the tree bounds some subtrees whole, :meth:`_Run._tree`), relative width
+2.0e-4 in 75 s (the walk's passes: 0.34 in 300 s).  A vector whose own certificate fails (no
+monotone range on the light box, far from the lead) or that comes after the ``deadline`` counts
+``[0, E_D[R; counts]]``.
 
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
@@ -677,7 +680,7 @@ def ktilted_eta(P: Pair, q, lam=None, eps=None, *, rel: float = 1e-6, prec: int 
     level of the light-cut plan (module doc, "The light cut": the levels above it enumerated, the
     plan from the levels below; a level ``1 .. d - 1``); ``None``: taken (the cut chosen) where
     the whole law's statistic is out of range (``tau w_max >= 1/2``), there also within the
-    walk's range (``route``) from :data:`CUT_ROUTE_K` copies on; ``deadline`` (a
+    walk's range (``route``) from :data:`CUT_ROUTE_K` copies on (:func:`_cut_route`); ``deadline`` (a
     ``time.monotonic()`` instant) ends its enumeration early, the vectors left bounded by
     ``E_D[R; counts]`` (a wider enclosure).  Raises
     :class:`~exactdp.core.errors.CapacityError` where the pair is not k-copies with ``k >= 2``
@@ -733,8 +736,9 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
         route = ROUTE if red.forward else REVERSE_ROUTE
     # the light cut where the whole law's statistic refuses (forward eta): within the walk's
     # range too (the walk is slow there: k >= 64, q 0.32 .. 0.40)
-    walk_range = route is not None and ktilted_estimate(P, q, lam, eps) > route
-    may_cut = red.forward and not delta and heavy is None and (red.k >= CUT_ROUTE_K or not walk_range)
+    est = ktilted_estimate(P, q, lam, eps)
+    walk_range = route is not None and est > route
+    may_cut = red.forward and not delta and heavy is None and (not walk_range or _cut_route(red.k, est))
     if walk_range and not may_cut:
         raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
     k, M = red.k, red.k * red.N
@@ -750,8 +754,13 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
                 if walk_range:
                     raise CapacityError(f"ktilt: eta is above 10^{route:g} (the walk's range)")
         if cut is not None:
-            crun = _cut_run(law, k, lam_a, rel, None if cut == "auto" else cut)
-            res = crun.answer(deadline)
+            runs = _cut_runs(law, k, lam_a, rel, None if cut == "auto" else cut)
+            res = None
+            for crun in runs if deadline is not None else runs[-1:]:
+                got = crun.answer(deadline)
+                if res is not None:     # both certified: the intersection
+                    got = {**got, "eta": got["eta"].intersect(res["eta"])}
+                res = got
             return KTilted(res["eta"], crun.t, crun.stat, res["s_dn"], res["s_up"], res["rho"], crun.z,
                            res["fail"], res["log10"], res["integrals"], time.time() - t0, light=crun.cut,
                            enumerated=tuple(range(crun.cut + 1, red.d + 1)))
@@ -1288,9 +1297,23 @@ class _Run:
 #: CUT_DEPTH cuts (then the narrowest of them)
 CUT_GAP = 1.0
 CUT_DEPTH = 4
-#: forward light cut: taken within the walk's range (ROUTE) from this many copies on (below, the
-#: walk reaches those cells in minutes: k = 16, q = 0.40)
+#: forward light cut: taken within the walk's range (ROUTE) from CUT_ROUTE_K copies on where
+#: ktilted_estimate is below CUT_ROUTE_FAR, from CUT_ROUTE_K_ALL copies where it is below
+#: CUT_ROUTE_NEAR (L = 40, N = 10^7, lam = e^2: the walk's passes reach k = 16, q = 0.40 and k = 64,
+#: q = 0.38 in minutes, not k = 64, q = 0.40 nor k >= 128, q = 0.38, 0.40)
 CUT_ROUTE_K = 64
+CUT_ROUTE_FAR = -5.0
+CUT_ROUTE_K_ALL = 128
+CUT_ROUTE_NEAR = -0.1
+
+
+def _cut_route(k: int, est: float) -> bool:
+    """Whether the light cut is taken within the walk's range (:data:`CUT_ROUTE_K`, ...)."""
+    return (k >= CUT_ROUTE_K and est < CUT_ROUTE_FAR) or (k >= CUT_ROUTE_K_ALL and est < CUT_ROUTE_NEAR)
+#: forward light cut: with a deadline, a first pass at the highest cut whose gap is below CUT_PASS
+#: times the chosen one's bar (L = 40, N = 10^7, k = 128, q = 0.38: cut 34, 1.6e-2 in 73 s, before
+#: cut 33, 5.0e-3 in 768 s)
+CUT_PASS = 100.0
 #: forward light cut: the lead vector's search takes at most this many steps
 LEAD_STEPS = 40
 #: forward light cut: at most this many count vectors of the enumerated levels
@@ -1502,16 +1525,17 @@ class _CutRun(_Run):
         return self.top(self.cut + 1)
 
 
-def _cut_run(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> _CutRun:
-    """The light-cut run: at ``cut``, or (``None``) down from the highest cut whose light
-    statistic holds, the first whose vectors near the lead have a series gap
+def _cut_runs(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> list:
+    """The light-cut runs, the chosen last: at ``cut``, or (``None``) down from the highest cut
+    whose light statistic holds, the first whose vectors near the lead have a series gap
     (:meth:`_CutRun.lead_gap`, floats) below :data:`CUT_GAP` times ``rel``, else the narrowest of
-    the first :data:`CUT_DEPTH`."""
+    the first :data:`CUT_DEPTH`; before it the highest cut with a gap below :data:`CUT_PASS` times
+    that (a cheaper first pass, run where a deadline is given)."""
     kappa = exact_arb(_kappa(law.M, k))
     xmin = float(_x_min(kappa, k, arb(lam.lower())).lower())
     d = len(law.wf) - 1
     cuts = [cut] if cut is not None else list(range(d - 1, 0, -1))
-    best, tried = None, 0
+    best, first, tried = None, None, 0
     for c in cuts:
         try:
             lead, plan, near = _lead(law, k, kappa, lam, xmin, cut=c, z=BOX_Z[1])
@@ -1524,11 +1548,13 @@ def _cut_run(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> _CutRu
         tried += 1
         if best is None or gap < best[0]:
             best = (gap, run)
+        if first is None and gap <= CUT_PASS * CUT_GAP * rel:
+            first = run
         if gap <= CUT_GAP * rel or tried >= CUT_DEPTH:
             break
     if best is None:
         raise PrecisionError("ktilt: no light cut with a light plan")
-    return best[1]
+    return [best[1]] if first is None or first is best[1] else [first, best[1]]
 
 
 # ---------------------------------------------------------------- 003's reverse direction
