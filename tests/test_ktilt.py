@@ -60,16 +60,16 @@ def test_contains_the_exact_tree_value(quantity):
         assert r.eta.relative_width() < 0.5
 
 
+#: L = 6, N = 1000, k = 2, q = 0.2446: the tree's eta at tol 1e-16 / 1e-20 (72 / 54 s, session 28)
+TREE_L6 = {16: (F("3.34221e-7"), F("3.34226e-7")), 30: (F("1.36456e-11"), F("1.36461e-11"))}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("lam, tree, heavies", [
-    (16, (F("3.34221e-7"), F("3.34226e-7")), (1, 2)),
-    (30, (F("1.36456e-11"), F("1.36461e-11")), (2,))])
-def test_two_top_levels_contain_the_exact_tree_value(lam, tree, heavies):
-    # L = 6, N = 1000, k = 2, q = 0.2446: the pinned values are the tree's at tol 1e-16 / 1e-20
-    # (72 / 54 s, session 28); here it runs at 1e-13 / 1e-17 (~10 s) and must hold them; the two
-    # top levels' counts enumerated (heavy = 2; at lam = 30 the top level alone has no monotone
-    # range)
-    P = canonical_pair(1000, 6, 2)
+@pytest.mark.parametrize("lam, heavies", [(16, (1, 2)), (30, (2,))])
+def test_two_top_levels_contain_the_exact_tree_value(lam, heavies):
+    # the tree here runs at 1e-13 / 1e-17 (~10 s) and must hold TREE_L6; the two top levels'
+    # counts enumerated (heavy = 2; at lam = 30 the top level alone has no monotone range)
+    P, tree = canonical_pair(1000, 6, 2), TREE_L6[lam]
     iv = kcopies_eta(P, "0.2446", F(lam), tol=1e-13 if lam == 16 else 1e-17)
     assert iv.lower <= tree[0] and tree[1] <= iv.upper
     for heavy in heavies:
@@ -80,14 +80,11 @@ def test_two_top_levels_contain_the_exact_tree_value(lam, tree, heavies):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("lam, tree, cuts", [
-    (16, (F("3.34221e-7"), F("3.34226e-7")), (5, 4)),
-    (30, (F("1.36456e-11"), F("1.36461e-11")), (4,))])
-def test_light_cut_contains_the_exact_tree_value(lam, tree, cuts):
-    # the tree's values of test_two_top_levels_contain_the_exact_tree_value (L = 6, N = 1000, k =
-    # 2, q = 0.2446); the light-cut plan with one and two levels enumerated (5 .. 40 s; at lam =
-    # 30 the cut 5 has no monotone range, a PrecisionError)
-    P = canonical_pair(1000, 6, 2)
+@pytest.mark.parametrize("lam, cuts", [(16, (5, 4)), (30, (4,))])
+def test_light_cut_contains_the_exact_tree_value(lam, cuts):
+    # TREE_L6; the light-cut plan with one and two levels enumerated (5 .. 40 s; at lam = 30 the
+    # cut 5 has no monotone range, a PrecisionError)
+    P, tree = canonical_pair(1000, 6, 2), TREE_L6[lam]
     for cut in cuts:
         r = ktilted_eta(P, "0.2446", F(lam), rel=1e-6, route=None, cut=cut)
         assert r.light == cut and r.enumerated == tuple(range(cut + 1, 7))
@@ -201,6 +198,19 @@ def test_auto_routes_far_tails_only():
         ktilted_eta(P, "0.40", eps=2)           # eta ~1e-23: the walk's
     iv, used = methods.eta(P, "0.42", eps=2, digits=3, with_method=True)
     assert used == ("ktilt",) and iv.relative_width() < 1e-3
+
+
+def test_light_cut_routes_where_the_walk_is_weak():
+    # within the walk's range the light cut is taken at k = 64, q = 0.40 (the walk 0.34 in 300 s)
+    # and k >= 128, q = 0.38 (the walk 0.70 .. 2.0), not at k = 64, q = 0.38 (the walk 6.1e-4 in
+    # 103 s), k = 16 nor where eta is near 1 (k = 128, q = 0.34)
+    from exactdp.reductions.kfourier.tilt import _cut_route
+
+    def routed(k, q):
+        return _cut_route(k, ktilted_estimate(canonical_pair(*DEPLOY, k), q, eps=2))
+
+    assert routed(64, "0.40") and routed(128, "0.38") and routed(200, "0.38") and routed(128, "0.40")
+    assert not (routed(64, "0.38") or routed(16, "0.40") or routed(128, "0.34") or routed(32, "0.40"))
 
 
 def test_bad_input():

@@ -437,6 +437,12 @@ def _box_stats(law: _Law, Q, i: int):
     return law.M * m1, math.sqrt(max(law.M * (m2 - m1 * m1), 0.0))
 
 
+def _box_ivs(law: _Law, Q, z: float) -> list:
+    """The ranges of ``p_2``, ``p_3``, ``p_4`` within ``z`` sd of their means under ``Q`` (floats,
+    the lower ends at least 0)."""
+    return [(max(m - z * sd, 0.0), m + z * sd) for m, sd in (_box_stats(law, Q, i) for i in (2, 3, 4))]
+
+
 def _boxes(k, stat, wmax: arb, iv2, iv3, iv4):
     """The series boxes over ``p_i in iv_i`` (floats; every light weight at most ``wmax``) for the
     statistic ``stat = (tau, beta, gamma)``: the ``p_2`` range cut in ``2^SPLIT`` pieces, on each
@@ -472,32 +478,36 @@ def _cancel(th: Series, y: float):
     return tau, beta, gamma
 
 
+def _statistic_point(law: _Law, E, kappa: arb, k: int, lam: arb, *, y: float, tau: float, z: float, tol: float,
+                     tilted):
+    """Floats ``(y, (tau, beta, gamma))``: from ``y`` and ``(tau, 0, 0)``, the threshold point of
+    the middle box of the series with ``E_H = E`` over the box of ``law`` within ``z`` sd under
+    ``tilted(phi, y)`` (the tilted law for the statistic's ``phi`` and the point) and the
+    statistic cancelling the power sums there (:func:`_cancel`), iterated to ``tol`` (relative)."""
+    stat = (tau, 0.0, 0.0)
+    for _ in range(MAX_ITER):
+        th = Series(E, kappa, k, _boxes(k, stat, law.w[-1], *_box_ivs(law, tilted(law.phi(*stat), y), z)))
+        y1 = th.root(th.main_value, lam, y)
+        if not (math.isfinite(y1) and y1 > 0):
+            raise PrecisionError("ktilt: no threshold point for the tilted statistic")
+        stat1 = _cancel(th, y1)
+        done = abs(y1 - y) <= tol * y and abs(stat1[0] - stat[0]) <= 1e3 * tol * stat[0]
+        y, stat = y1, stat1
+        if not 0 < stat[0] * law.wf[-1] < 0.5:
+            raise PrecisionError("ktilt: the statistic's tau is out of range")
+        if done:
+            break
+    return y, stat
+
+
 def _fixed_point(law: _Law, k: int, kappa: arb, lam: arb, z: float, *, reverse: bool = False):
     """Floats ``(y, (tau, beta, gamma), t)``: the threshold point of the middle box, the
     cancelling statistic there and the saddle-point tilt (module doc; ``reverse``: the threshold
     ``lam`` is 003's ``1 / lam`` and the tilt ``-t`` puts ``Y`` at ``y`` from above)."""
     sg = -1.0 if reverse else 1.0
     y = float(_x_min(kappa, k, lam)) * (1 + 1e-9)
-    stat = (k / y, 0.0, 0.0)
-    for _ in range(MAX_ITER):
-        phi = law.phi(*stat)
-        t = tilt_saddle(law.lpi, -sg * phi, law.M, -sg * y)
-        Q = law.tilted(sg * t, phi)
-        ivs = []
-        for i in (2, 3, 4):
-            m, sd = _box_stats(law, Q, i)
-            ivs.append((max(m - z * sd, 0.0), m + z * sd))
-        th = Series([arb(1)], kappa, k, _boxes(k, stat, law.w[-1], *ivs))
-        y1 = th.root(th.main_value, lam, y)
-        if not (math.isfinite(y1) and y1 > 0):
-            raise PrecisionError("ktilt: no threshold point for the tilted statistic")
-        stat1 = _cancel(th, y1)
-        done = abs(y1 - y) <= 1e-15 * y and abs(stat1[0] - stat[0]) <= 1e-12 * stat[0]
-        y, stat = y1, stat1
-        if not 0 < stat[0] * law.wf[-1] < 0.5:
-            raise PrecisionError("ktilt: the statistic's tau is out of range")
-        if done:
-            break
+    y, stat = _statistic_point(law, [arb(1)], kappa, k, lam, y=y, tau=k / y, z=z, tol=1e-15, tilted=lambda phi, y: law.tilted(
+        sg * tilt_saddle(law.lpi, -sg * phi, law.M, -sg * y), phi))
     t = tilt_saddle(law.lpi, -sg * law.phi(*stat), law.M, -sg * y)
     return y, stat, t
 
@@ -906,8 +916,7 @@ class _Run:
         """``t (s_dn - s_up)`` of the one-box series at ``BOX_Z[1]`` (floats: the relative width
         without enumeration, for the choice)."""
         law, z = self.law, BOX_Z[1]
-        return self._gap(_boxes(self.k, self.stat, law.w[-1], *[(max(m - z * s, 0.0), m + z * s) for m, s in
-                                                                (_box_stats(law, self.Q, i) for i in (2, 3, 4))]))
+        return self._gap(_boxes(self.k, self.stat, law.w[-1], *_box_ivs(law, self.Q, z)))
 
     def single(self) -> dict:
         law, k, M = self.law, self.k, self.law.M
@@ -1337,27 +1346,9 @@ def _light_plan(law: _Law, k: int, kappa: arb, lam: arb, xmin: float, *, cut: in
     n = sum(lead)
     light = law.light(cut)
     heavy_w = sum(c * law.wf[j] for j, c in zip(levels, lead))
-    y = max(xmin - heavy_w, 1e-3 * xmin)
-    stat = (k / xmin, 0.0, 0.0)
-    for _ in range(MAX_ITER):
-        phi = light.phi(*stat)
-        t = _Run._light_tilt(light.lpi, phi, M - n, y)
-        Q = light.tilted(t, phi)
-        ivs = []
-        for i in (2, 3, 4):
-            m, sd = _box_stats(light, Q, i)
-            ivs.append((max(m - z * sd, 0.0), m + z * sd))
-        th = Series(E, kappa, k, _boxes(k, stat, light.w[-1], *ivs))
-        y1 = th.root(th.main_value, lam, y)
-        if not (math.isfinite(y1) and y1 > 0):
-            raise PrecisionError("ktilt: no light threshold point for the lead vector")
-        stat1 = _cancel(th, y1)
-        done = abs(y1 - y) <= 1e-13 * y and abs(stat1[0] - stat[0]) <= 1e-10 * stat[0]
-        y, stat = y1, stat1
-        if not 0 < stat[0] * light.wf[-1] < 0.5:
-            raise PrecisionError("ktilt: the light statistic's tau is out of range")
-        if done:
-            break
+    y, stat = _statistic_point(light, E, kappa, k, lam, y=max(xmin - heavy_w, 1e-3 * xmin), tau=k / xmin, z=z,
+                               tol=1e-13, tilted=lambda phi, y: light.tilted(
+                                   _Run._light_tilt(light.lpi, phi, M - n, y), phi))
     phi = light.phi(*stat)
     t = _Run._light_tilt(light.lpi, phi, M - n, y)
     lpn = light.lpi - _log_m(light.lpi, 0.0)
@@ -1428,35 +1419,6 @@ class _CutRun(_Run):
         self.target = est + math.log(rel * FAIL_SHARE)
         self.z, self.deadline, self.bounded = None, None, 0
 
-    def _tree(self, levels, windows, nodes: int):
-        """``(vectors, bound)``: the count vectors of ``levels`` in their ``windows`` as a tree (the
-        top level's count first, then the next level's, ...), a subtree whose fixed counts (levels
-        ``levels[j:]``) have ``E_D[R; those counts] = P_D[counts] kappa [t^k] E_H(t) (1 + t
-        mu)^(n')`` (the other outputs free over the levels below ``levels[j]``, :meth:`_mean_r`)
-        below its share of the target (``FAIL_SHARE rel`` of ``eta``'s scale over ``nodes``,
-        times its leaves) bounded by that (``bound``, their sum) instead of enumerated."""
-        law, k, M = self.law, self.k, self.law.M
-        share = self.log_eta + math.log(self.rel * FAIL_SHARE / nodes)
-        vectors, bound = [], arb(0)
-
-        def walk(j, counts):
-            nonlocal bound
-            if j == 0:
-                vectors.append(counts)
-                return
-            if counts:
-                E, weight_log = _heavy_vector(law, levels[j:], counts, k)
-                n = sum(counts)
-                b = self._mean_r(n, E, levels[j]) * (weight_log + (M - n) * self._light_mass(levels[j]).log()).exp()
-                if float(b.upper().log()) < share + math.log(math.prod(len(w) for w in windows[:j])):
-                    bound += b
-                    return
-            for c in windows[j - 1]:
-                walk(j - 1, (c,) + counts)
-
-        walk(len(levels), ())
-        return vectors, bound
-
     def _modes(self, levels) -> list:
         return [float(c) for c in self.lead]
 
@@ -1482,7 +1444,7 @@ class _CutRun(_Run):
         on the plan's light box at ``BOX_Z[1]`` (floats: the cut's choice)."""
         law, k, cut = self.law, self.k, self.cut
         z = BOX_Z[1]
-        ivs = [(max(m - z * s, 0.0), m + z * s) for m, s in (_box_stats(law, self.Q, i) for i in (2, 3, 4))]
+        ivs = _box_ivs(law, self.Q, z)
         boxes = _boxes(k, self.stat, law.w[cut], *ivs)
         levels = list(range(cut + 1, len(law.wf)))
         top = max(near.values())
