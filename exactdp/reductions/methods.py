@@ -20,7 +20,9 @@ kcopies    one homogeneous collection, ``k >= 1``          :func:`exactdp.reduct
 kfourier   the same pairs at large ``kN`` (eta)           :func:`exactdp.reductions.kfourier.kfourier_eta`
 ktilt      the same at large ``kN``, ``k >= 2``, eta      :func:`exactdp.reductions.kfourier.ktilted_eta`
            below ``10^ROUTE`` (forward) or
-           ``10^REVERSE_ROUTE`` (reverse): far tails
+           ``10^REVERSE_ROUTE`` (reverse): far tails;
+           forward from ``k = 64`` where the walk is
+           weak too (tilt module doc, "The light cut")
 twotype    base of two types at distance one (eta, lam)  :func:`exactdp.reductions.twotype.twotype_eta`
 minority   base ``z^(N-2) + y`` (eta, lam)                 :func:`exactdp.reductions.minority.minority_eta`
 ========== ============================================== ==================================
