@@ -349,6 +349,15 @@ class _Law:
         self.cf = np.array([float(c) for c in mech.c])
         self.wf = self.cf / M
         self.prec = prec
+        self.sums = {}
+
+    def below(self, d: int):
+        """``(mass, mean weight)`` of the levels below ``d`` under the untilted law (arb; once per
+        ``d``: every count vector asks)."""
+        if d not in self.sums:
+            mass = sum(self.pi0[:d], arb(0))
+            self.sums[d] = (mass, sum((x / mass * w for x, w in zip(self.pi0[:d], self.w[:d])), arb(0)))
+        return self.sums[d]
 
     def phi(self, tau: float, beta: float, gamma: float):
         return np.log1p(tau * self.wf) / tau + beta * self.wf ** 3 + gamma * self.wf ** 4
@@ -365,7 +374,7 @@ class _Law:
     def light(self, top: int) -> "_Law":
         """The sub-law of the levels ``0 .. top`` (untilted masses ``pi0_j``, total below 1)."""
         sub = object.__new__(_Law)
-        sub.M, sub.prec = self.M, self.prec
+        sub.M, sub.prec, sub.sums = self.M, self.prec, {}
         for name in ("pi0", "c", "w", "lpi", "cf", "wf"):
             setattr(sub, name, getattr(self, name)[:top + 1])
         return sub
@@ -771,19 +780,15 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
                 if res is not None:     # both certified: the intersection
                     got = {**got, "eta": got["eta"].intersect(res["eta"])}
                 res = got
-            return KTilted(res["eta"], crun.t, crun.stat, res["s_dn"], res["s_up"], res["rho"], crun.z,
-                           res["fail"], res["log10"], res["integrals"], time.time() - t0, light=crun.cut,
-                           enumerated=tuple(range(crun.cut + 1, red.d + 1)))
+            return _ktilted(res, crun, t0, light=crun.cut, enumerated=tuple(range(crun.cut + 1, red.d + 1)))
         if not red.forward:
             if light is not None and not (isinstance(light, int) and 0 <= light <= red.d):
                 raise ParameterError(f"light must be a level in 0 .. {red.d}, got {light!r}")
             run = _ReverseRun(law, k, lam_a, rel, light=light, delta=delta)
             res = run.answer()
-            return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
-                           res["fail"], res["log10"], res["integrals"], time.time() - t0,
-                           light=len(run.law.wf) - 1,
-                           enumerated=tuple(run.enum["levels"]) if run.enum is not None else (),
-                           quantity="delta" if delta else "eta")
+            return _ktilted(res, run, t0, light=len(run.law.wf) - 1,
+                            enumerated=tuple(run.enum["levels"]) if run.enum is not None else (),
+                            quantity="delta" if delta else "eta")
         if not (red.forward and may_cut):
             run = _Run(law, k, lam_a, rel, delta=delta)
         if heavy is None:
@@ -801,9 +806,13 @@ def _solve(P: Pair, q, lam, eps, *, rel: float, prec: int, route, heavy, light, 
             two_res = run.top(d - 1)
             if two_res["eta"].width < res["eta"].width:
                 res = {**two_res, "eta": res["eta"].intersect(two_res["eta"])}
-    return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z,
-                   res["fail"], res["log10"], res["integrals"], time.time() - t0,
-                   quantity="delta" if delta else "eta")
+    return _ktilted(res, run, t0, quantity="delta" if delta else "eta")
+
+
+def _ktilted(res: dict, run, t0: float, **kw) -> KTilted:
+    """The result of a run's answer ``res`` (started at ``t0``)."""
+    return KTilted(res["eta"], run.t, run.stat, res["s_dn"], res["s_up"], res["rho"], run.z, res["fail"],
+                   res["log10"], res["integrals"], time.time() - t0, **kw)
 
 
 class _Run:
@@ -812,13 +821,17 @@ class _Run:
     enumerated (:meth:`top`)."""
 
     def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, delta: bool = False):
-        self.law, self.k, self.rel, self.delta = law, k, rel, delta
-        M = law.M
-        self.kappa = exact_arb(_kappa(M, k))
-        self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
-        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
+        self._threshold(law, k, lam, rel, delta)
         self._tilt(law, *_fixed_point(law, k, self.kappa, lam, BOX_Z[1]), sign=1.0)
         self.z = None
+
+    def _threshold(self, law: _Law, k: int, lam: arb, rel: float, delta: bool):
+        """The forward run's constants: ``kappa``, ``lam``'s ends and Maclaurin's ``x_min`` at
+        ``lam``'s lower end (every ``R > lam`` has ``p_1 > x_min``)."""
+        self.law, self.k, self.rel, self.delta = law, k, rel, delta
+        self.kappa = exact_arb(_kappa(law.M, k))
+        self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
+        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
 
     def _tilt(self, law: _Law, y: float, stat, t: float, *, sign: float):
         """The float plan's state: the threshold point ``y``, the statistic, the tilt ``sign t``
@@ -1089,7 +1102,7 @@ class _Run:
         plow = (nl * m.log() + th * s_dn).exp()
         pf = self._light_fail(fails, probs, d, nl)
         gap = self.lam_hi * (plow + pf)
-        wt = (weight_log + nl * rest.log()).exp()       # P_D[counts]: the multinomial weight, light mass^(n')
+        wt = self._weight(weight_log, n, d)      # P_D[counts]
         if self.delta:
             # E[(R - lam)+ | n] = E[R | n] - lam + E[(lam - R)+ | n], the last in [0, gap]
             if not (er > self.lam_hi and gap < (er - self.lam_hi) * self.rel * FAIL_SHARE):
@@ -1161,7 +1174,7 @@ class _Run:
         mu)^(n')`` (the other outputs free over the levels below ``levels[j]``, :meth:`_mean_r`)
         below its share of the target (``FAIL_SHARE rel`` of ``eta``'s scale over ``nodes``,
         times its leaves) bounded by that (``bound``, their sum) instead of enumerated."""
-        law, k, M = self.law, self.k, self.law.M
+        law, k = self.law, self.k
         share = self.log_eta + math.log(self.rel * FAIL_SHARE / nodes)
         vectors, bound = [], arb(0)
 
@@ -1173,7 +1186,7 @@ class _Run:
             if counts:
                 E, weight_log = _heavy_vector(law, levels[j:], counts, k)
                 n = sum(counts)
-                b = self._mean_r(n, E, levels[j]) * (weight_log + (M - n) * self._light_mass(levels[j]).log()).exp()
+                b = self._mean_r(n, E, levels[j]) * self._weight(weight_log, n, levels[j])
                 if float(b.upper().log()) < share + math.log(math.prod(len(w) for w in windows[:j])):
                     bound += b
                     return
@@ -1196,7 +1209,7 @@ class _Run:
         heavy_w = sum((c * law.w[j] for j, c in zip(levels, counts)), arb(0))
         heavy_phi = float(sum((c * self.phia[j] for j, c in zip(levels, counts)), arb(0)))
         er = self._mean_r(n, E, d)
-        wt = (weight_log + (M - n) * self._light_mass(d).log()).exp()         # P_D[counts]
+        wt = self._weight(weight_log, n, d)         # P_D[counts]
         # the heavy outputs alone decide: R >= kappa e_k(H) (e_k grows with every output)
         if self.kappa * E[k] > self.lam_hi:
             if self.delta:                  # (R - lam)+ = R - lam there
@@ -1279,16 +1292,20 @@ class _Run:
         """``E[R | n] = kappa [t^k] E_H(t) (1 + t mu)^(n')`` (independent outputs: ``E prod (1 +
         t w) = prod E (1 + t w)``; ``mu`` the light mean weight under the untilted law)."""
         from flint import arb_poly
-        law, k = self.law, self.k
-        nl = law.M - n
-        rest = self._light_mass(d)
-        mu = sum((x / rest * w for x, w in zip(law.pi0[:d], law.w[:d])), arb(0))
+        k, nl = self.k, self.law.M - n
+        mu = self.law.below(d)[1]
         lt = [comb(nl, i) * mu ** i for i in range(k + 1)]
         return self.kappa * (arb_poly(E) * arb_poly(lt)).coeffs()[k]
 
+    def _weight(self, weight_log: arb, n: int, d: int) -> arb:
+        """``P_D`` of a count vector: its multinomial factor (``weight_log``,
+        :func:`_heavy_vector`) times the light mass to the ``M - n``."""
+        return (weight_log + (self.law.M - n) * self._light_mass(d).log()).exp()
+
     def _light_mass(self, d: int) -> arb:
         """``P_D`` of one output at a light level (below ``d``)."""
-        return sum(self.law.pi0[:d], arb(0))
+        return self.law.below(d)[0]
+
 
     def _linear_point(self, E) -> arb:
         """A light level ``s`` from which ``R > lam`` on the box without the series:
@@ -1394,10 +1411,7 @@ class _CutRun(_Run):
     doc, "The light cut"); :meth:`answer` is :meth:`_Run.top` from ``cut + 1``."""
 
     def __init__(self, law: _Law, k: int, lam: arb, rel: float, *, cut: int, lead, plan):
-        self.law, self.k, self.rel, self.delta = law, k, rel, False
-        self.kappa = exact_arb(_kappa(law.M, k))
-        self.lam, self.lam_lo, self.lam_hi = lam, arb(lam.lower()), arb(lam.upper())
-        self.xmin_lo = arb(_x_min(self.kappa, k, self.lam_lo).lower())
+        self._threshold(law, k, lam, rel, False)
         self.cut, self.lead = cut, lead
         y, stat, t, est = plan
         tau = stat[0]
@@ -1477,8 +1491,7 @@ class _CutRun(_Run):
         E, weight_log = _heavy_vector(self.law, levels, counts, self.k)
         n = sum(counts)
         self.bounded += 1
-        return arb(0), self._mean_r(n, E, levels[0]) * (
-            weight_log + (self.law.M - n) * self._light_mass(levels[0]).log()).exp(), 0, None
+        return arb(0), self._mean_r(n, E, levels[0]) * self._weight(weight_log, n, levels[0]), 0, None
 
     def answer(self, deadline: float | None = None) -> dict:
         """The run (:meth:`_Run.top` from ``cut + 1``); past ``deadline`` every vector left is
