@@ -474,6 +474,38 @@ class Series:
             self._lastV = (float(y), out)
         return out
 
+    def derivatives(self, y: arb, order: int) -> list:
+        """Balls containing ``F^(i)(y, p) = kappa [t^(k-i)] E_H(t) e^(tY) G_p(t)``, ``i = 1 ..
+        order``, for every ``p`` in the union of the boxes: :meth:`value`'s Taylor enclosure of
+        the shifted coefficient (its first-order terms keep ``p_i`` coupled through ``d_i``,
+        ``c = p_1 - Y`` included) intersected with the corner bounds (each ``D_j`` is monotone in
+        every ``p_i`` on the certified range: module doc, "Corner bounds").  The corners alone
+        decouple ``c`` from ``p_2``: at ``L = 40``, ``N = 10^7``, ``k = 128``, ``q = 0.38`` they
+        left ``F' / F`` 6 % wide over a light box, the Taylor form 0.08 %.  One product for all
+        orders (columns ``u`` of the shifts)."""
+        k = self.k
+        p = settings.VALUE_PREC
+        with ctx.workprec(p or ctx.prec):
+            mat = box_matrix_at(self.boxes, k, p) if p else self.mat
+            B = self._coeffs(+y)
+            zero = arb(0)
+            u = arb_mat([[B[k - i - r] if k - i - r >= 0 else zero for i in range(1, order + 1)]
+                         for r in range(k + 1)])
+            enc = enclosure_matrix(self.boxes, k) * (mat * u)
+            cv = corner_matrix(self.boxes, k) * u
+        out = []
+        for i in range(order):
+            tot = None
+            for b in range(enc.nrows()):
+                c = arb(cv[2 * b, i].lower()).union(arb(cv[2 * b + 1, i].upper()))
+                e = enc[b, i]
+                if not e.overlaps(c):
+                    raise PrecisionError("kfourier: the series' corner and Taylor enclosures are disjoint")
+                e = e.intersection(c)
+                tot = e if tot is None else tot.union(e)
+            out.append(self.kappa * tot)
+        return out
+
     def main_value(self, y: arb) -> arb:
         """``F(y, pbar)`` of the middle box (a Newton guess only)."""
         r = self.main_row * self._u(y)
