@@ -2308,16 +2308,18 @@ class _ReverseRun(_Run):
         k, kap = self.k, self.kappa
         cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         cols_up = list(_corner_columns(boxes, E, k, s_up))
+        # F^(i) by the corners and by the series' coupled Taylor form (Series.derivatives), the better
+        der_dn, der_up = th.derivatives(s_dn, 3), th.derivatives(s_up, 2)
 
-        def hi(cols, j):
-            return kap * _column_max(cols, j)
+        def hi(cols, der, i):
+            return _lower_upper(kap * _column_max(cols, k - i), der[i - 1])
 
-        def lo(cols, j):
-            return kap * _column_min(cols, j)
+        def lo(cols, der, i):
+            return _higher_lower(kap * _column_min(cols, k - i), der[i - 1])
 
         c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
-        return (arb(hi(cols_dn, k - 1).upper()), arb(lo(cols_dn, k - 2).lower()), arb(hi(cols_dn, k - 3).upper()),
-                c1, arb(lo(cols_up, k - 1).lower()), arb(hi(cols_up, k - 2).upper()))
+        return (hi(cols_dn, der_dn, 1), lo(cols_dn, der_dn, 2), hi(cols_dn, der_dn, 3),
+                c1, lo(cols_up, der_up, 1), hi(cols_up, der_up, 2))
 
     def _delta_inner(self):
         """The inner box of delta's coefficients (:meth:`_delta_kernels`), chosen once per plan:
@@ -2339,9 +2341,11 @@ class _ReverseRun(_Run):
         def slopes(ed):
             boxes = _boxes(k, self.stat, law.w[-1], [ed[i] for i in self.POWERS])
             cols = list(_corner_columns(boxes, E, k, s))
-            # in arb: D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k
-            return (min((arb(c[k - 1].lower()) for c, _ in cols), key=lambda v: float(v.log())),
-                    max((arb(u[k - 1].upper()) for _, u in cols), key=lambda v: float(v.log())))
+            # as _delta_coefficients: the corners' and the coupled Taylor form's, the better (in
+            # arb: D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k)
+            d1 = Series(E, self.kappa, k, boxes).derivatives(s, 1)[0]
+            return (_higher_lower(self.kappa * _column_min(cols, k - 1), d1),
+                    _lower_upper(self.kappa * _column_max(cols, k - 1), d1))
 
         sig_full = slopes(full)[1]
 
