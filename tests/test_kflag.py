@@ -1,5 +1,6 @@
 """--k K (k-randomization, 003 §1) for eta, delta, epsilon, calibrate: CLI = API, k = 1 = engine."""
 
+import dataclasses
 import json
 from fractions import Fraction as F
 
@@ -435,18 +436,25 @@ def test_readme_quote_of_the_k2_eta(capsys):
 
 @pytest.mark.slow
 def test_reverse_delta_tilt_with_the_walk_beside_it(monkeypatch):
-    # 003's reverse near the tilt's route (k = 16, q = 0.351: eta ~5.8e-11, delta ~1.7e-12): the
-    # tilt's delta is ~1.7 % wide, wider than asked, so the walk's difference of etas runs too
-    # (methods.with_walk, ~90 % wide there) and the answer is the intersection (~2 min)
+    # 003's reverse near the tilt's route (k = 16, q = 0.351: eta ~5.8e-11, delta ~1.7e-12): where
+    # the tilt's delta is wider than asked, the walk's difference of etas runs too
+    # (methods.with_walk, ~90 % wide there) and the answer is the intersection.  Session 29's
+    # kernels left it ~1.7 % wide; since session 32's it is 6.4e-3 (1e-2 asked), so the spy widens
+    # it 3x about its middle (a stand-in for a cell the tilt misses; still an enclosure)
     import exactdp.reductions.kfourier as kf
+    from exactdp.core.interval import Interval
     from exactdp.reductions.kfourier import tilt
     seen = {}
     real_tilt, real_walk = tilt.ktilted_delta, kf.kfourier_delta
 
     def tilt_spy(*a, **kw):
         r = real_tilt(*a, **kw)
-        seen["tilt"] = r.eta
-        return r
+        assert r.eta.relative_width() < 1e-2
+        mid, w = (r.eta.lower + r.eta.upper) / 2, r.eta.upper - r.eta.lower
+        wide = Interval(mid - 3 * w / 2, mid + 3 * w / 2) if r.eta.relative_width() > 4e-3 else \
+            Interval(r.eta.lower * F(98, 100), r.eta.upper * F(102, 100))
+        seen["tilt"] = wide
+        return dataclasses.replace(r, eta=wide)
 
     def walk_spy(*a, **kw):
         seen["walk"] = real_walk(*a, **kw)

@@ -193,6 +193,15 @@ def test_readme_quote_of_the_light_cut_at_k64(capsys):
 
 
 @pytest.mark.slow
+def test_readme_quote_of_the_light_cut_at_k128(capsys):
+    """README's k = 128, q = 0.38 eta, fresh from the command line (~100 s: the light cut, its
+    kernels' derivatives from the series' coupled Taylor form, the cuts deepened under the budget;
+    kfourier.tilt, "The light cut"; session 31's corners gave 1.4e-2)."""
+    printed = _printed(capsys, "eta", "0.38", 128)
+    assert f"prints `{printed}`" in _readme(), printed
+
+
+@pytest.mark.slow
 def test_far_decisions_agree_with_decisions_at_eight(monkeypatch):
     """The route before far decisions (every decision at 8 deviations) and the default give
     overlapping certified enclosures at k = 2, q = 0.385 (eta ~ 7.8e-9), tol 1e-14; the default

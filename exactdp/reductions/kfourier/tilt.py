@@ -48,8 +48,11 @@ s_dn`` implies ``R > lam`` and ``R > lam`` implies ``Y > s_up``.  With ``x = Y -
 The two expectations under ``Q`` are the integrals of :func:`exactdp.engine.tilted.upper_tail`
 (smoothing, quadrature, proved decay).  **eta's Taylor terms.**  ``F`` is a polynomial of degree
 ``k`` in ``Y``, ``F(s + x) = kappa sum_i x^i D_(k-i)(s) / i!`` exactly, every ``D_j >= 0`` on the
-monotone range, so the kernels carry its terms through :data:`ETA_ORDER` with the box's corners'
-coefficients: from below at ``s_dn`` (the terms beyond dropped), from above at ``s_up`` (the terms
+monotone range, so the kernels carry its terms through :data:`ETA_ORDER` with coefficients over the
+box, the better of its corners' and the series' coupled Taylor form
+(:meth:`~exactdp.reductions.kfourier.series.Series.derivatives`: the corners alone decouple ``c =
+p_1 - Y`` from ``p_2``; ``F' / F`` was 6 % wide over a light box at ``k = 128``, ``q = 0.38``, now
+0.08 %): from below at ``s_dn`` (the terms beyond dropped), from above at ``s_up`` (the terms
 beyond bounded by ``f_up (rho x)^(m+1) e^(rho x) / (m+1)!``, a kernel sup ``f_up rho^(m+1) / (m+1)!
 ((m+1) / (e (t - rho)))^(m+1)``); the slope and ``e^(rho x)`` of order 1 cost ``~(rho / t)^2``
 where a count's light tilt is near ``rho``, and a count's light tilt is at least
@@ -131,7 +134,13 @@ the full law's ``D_m``, whose edges widen (``z`` up to 28) until the bound is be
 3)``, 16,800 vectors (the tree bounds some subtrees whole, :meth:`_Run._tree`), relative width
 2.0e-4 in 75 s (the walk's passes: 0.34 in 300 s).  A vector whose own certificate fails (no
 monotone range on the light box, far from the lead) or that comes after the ``deadline`` counts
-``[0, E_D[R; counts]]``.
+``[0, E_D[R; counts]]``.  With a deadline the cuts are deepened in turn (:func:`_cut_answer`, each
+certified, the results intersected) while the next cut's gap is below the width reached and the
+time left allows it.  At ``q = 0.38`` (``k = 128``, cut 34, rel 1e-3 asked) the width was first the
+kernels' coefficients (corners: 1.6e-2), then the series' gap (the threshold points' doubling
+search overshot up to 2x: bisected, :data:`ROOT_BISECT`; ``p_5`` a ball ``[0, cap]`` of first
+order: a box variable, :data:`FORWARD_POWERS`) and the integrals' own precision
+(:data:`INTEGRAL_REL`): 1.6e-2 -> 6.2e-4 at that cut.
 
 **The reverse direction.**  003's reverse asks ``eta = P_D[R < thr]``, ``thr = 1 / lam``, over
 ``M = kN`` null outputs: a lower tail of ``R``, so the tilt is ``-t`` (``Q_j ~ pi0_j e^(-t
@@ -196,25 +205,32 @@ lam R)+]`` (:func:`ktilted_delta`; ``P_(D_m)[A] = E_D[R; A]``) lies in ``[lam_hi
 lam_lo E(thr_hi - R)+]``; the same plan (light cut, union bound or enumerated levels, box) with
 the function ``(thr - R)+`` under the downward tilt, ``x = s - Y``.  ``R < thr`` is a small ``R``:
 the Maclaurin point lies within ~0.2 / t of the threshold, so the series is certified monotone
-(every ``D_j >= 0``) from ``s_up - X / t`` on instead, and there ``F(s - x) = sum_i (-x)^i F^(i)(s)
-/ i!`` with every derivative nonnegative and nondecreasing gives, by Lagrange's remainders,
+(every ``D_j >= 0``) from ``s_up - DELTA_X0 / t`` on instead, and there ``F(s - x) = sum_i (-x)^i
+F^(i)(s) / i!`` with every derivative nonnegative and nondecreasing gives, by Lagrange's remainders
+(cut after an odd order at most 0, after an even one at least 0),
 
-    (thr - R)+ <= sigma x + (F3_hi x0 / 6 - F2_lo / 2) x^2      at s_dn, 0 < x <= x0,
-    thr - R   >= (thr_lo - f_up) + sigma_lo x - F2_hi x^2 / 2    at s_up, 0 < x <= s_up - ylo,
+    (thr - R)+ <= sigma x - F2_lo x^2 / 2 + F3_hi x^3 / 6                        at s_dn, 0 < x <= x0,
+    thr - R   >= (thr_lo - f_up) + sigma_lo x - F2_hi x^2 / 2 + F3_lo x^3 / 6 - F4_hi x^4 / 24
+                                                                                 at s_up, 0 < x <= xl,
 
-(``F2``, ``F3`` the second and third derivatives; ``x^3 <= x0 x^2``; ``x0 = X / t``, ``X``
-balancing that fold against the sup ``thr e^(-t x0)`` beyond it), a negative quadratic term its
-own kernel ``x^2 e^(-tx)``, subtracted.  R's slope varies with ``p_2`` across the box at first
-order (~1e-3 at ``k = 8``, ``q = 0.36``: the statistic cancels ``p_2`` in R's value at the
-threshold, not in its slope), so the coefficients are an inner box's (``p_2`` within
+(``F2`` .. ``F4`` the derivatives; ``x0 = s_dn - ylo``, ``xl = s_up - ylo``; beyond them the sup
+``thr e^(-t x0)`` and 0), the negative even terms kernels ``x^2 e^(-tx)``, ``x^4 e^(-tx)`` of their
+own, subtracted (until session 32 the third order was folded into ``x^2`` below ``x0 = X / t`` and
+the lower end stopped at the second: ``k = 8``, ``q = 0.34`` 3.75e-3 -> 1.0e-3, ``k = 128``, ``q =
+0.38`` 3.1e-3 -> 2.1e-4).  The derivatives over the box are the better of the corners' and the
+series' coupled Taylor form (:meth:`~exactdp.reductions.kfourier.series.Series.derivatives`; the
+corners alone decouple ``c = p_1 - Y`` from ``p_2``: 6.4e-3 -> 3.75e-3, 1.3e-2 -> 3.1e-3).  R's
+slope varies with ``p_2`` across the box at first order (~1e-3 at ``k = 8``, ``q = 0.36``: the
+statistic cancels ``p_2`` in R's value at the threshold, not in its slope), so the coefficients are
+an inner box's (``p_2`` within
 :data:`DELTA_INNER_Z` sd, ``p_3``, ``p_4`` cut too where that pays), the shell between it and the
 box bounded by the joint Chernoff bounds of the inner edges.  The failures (the box's, the union
 bound's, the windows') count at most 1 each (``(1 - lam R)+ <= 1``).  ``delta / eta`` is ~``k / (y
 t)``.  L = 40, N = 10^7, lam = e^2 (rel 1e-4 asked): the far tail (``k = 16``, ``q = 0.38``; ``k =
 2``, ``q = 0.34``) relative width 1.7e-4 and 7.4e-5 (the walk's difference gave only ``[0,
 5.9e-73]`` at ``k = 16``); near the route (``eta`` ~1e-11 .. 1e-20, levels enumerated, ``k / (y
-t)`` ~0.03) 0.6 .. 2.5 % (the slope's spread left inside the inner box; the walk's difference
-there ~90 %).
+t)`` ~0.03) 0.6 .. 2.5 % before session 32 (the walk's difference there ~90 %); now ``k = 8``, ``q =
+0.34`` 1.0e-3, ``k = 128``, ``q = 0.38`` 2.1e-4 (``benchmarks/RESULTS.md``, session 32).
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
@@ -291,6 +307,10 @@ DELTA_X0 = 40.0
 #: 003's reverse delta: the fold's cut x0 = X / t, X the least estimated cost of these (the fold's
 #: ~F3 X / (3 t^2 sigma) against the sup beyond, ~e^-X)
 DELTA_X0S = tuple(float(x) for x in range(6, 61, 2))
+#: 003's reverse delta: the upper end's third order is a kernel of its own (not folded into x^2 below
+#: X / t) where the monotone range is at least this many 1 / t long (the cubic kernel counts x^3 beyond
+#: it too: L = 5, N = 1000, t (s - ylo) ~ 4, the upper end 0.0025 against the fold's 3.8e-4)
+DELTA_CUBIC_TX = 12.0
 #: 003's reverse delta: the inner box's p_2 edges tried (standard deviations under the tilted law;
 #: the slope of R varies ~1e-3 over the box's p_2 range at k = 8, q = 0.36)
 DELTA_INNER_Z = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 11.0)
@@ -1386,6 +1406,11 @@ CUT_PASS = 100.0
 #: forward light cut: with a deadline a deeper cut is run only while the time left is at least this
 #: many times the last cut's
 CUT_GROWTH = 4.0
+#: forward light cut: with a deadline the deepening stops once the width is below this many times
+#: the width asked (the callers ask a tenth of what they need, methods.KTILT_AIM; k = 128, q = 0.38
+#: at --digits 3: cut 34 gives 5.7e-4 in ~90 s, and the budget of 900 s went on cuts 33, 32 for the
+#: tenth)
+CUT_ENOUGH = 10.0
 #: forward light cut: the lead vector's search takes at most this many steps
 LEAD_STEPS = 40
 #: forward light cut: at most this many count vectors of the enumerated levels
@@ -1586,8 +1611,8 @@ def _cut_runs(law: _Law, k: int, lam: arb, rel: float, cut: int | None) -> list:
 
 def _cut_answer(cands: list, rel: float, deadline: float | None):
     """``(result, run)``: without a deadline the last candidate of :func:`_cut_runs` alone; with
-    one, the candidates in turn (each certified, the results intersected) until one meets
-    ``rel``, the next's gap is not below the width reached, or the time left is below
+    one, the candidates in turn (each certified, the results intersected) until the width is below
+    :data:`CUT_ENOUGH` times ``rel``, the next's gap is not below the width reached, or the time left is below
     :data:`CUT_GROWTH` times the last run's (a deeper cut costs more: L = 40, N = 10^7, k = 128,
     q = 0.38, cut 35 19 s, cut 34 64 s)."""
     if deadline is None:
@@ -1601,7 +1626,7 @@ def _cut_answer(cands: list, rel: float, deadline: float | None):
             got = {**got, "eta": got["eta"].intersect(res["eta"])}
         res, last = got, run
         width = float(res["eta"].relative_width())
-        if i + 1 == len(cands) or width <= rel or not cands[i + 1][0] < width:
+        if i + 1 == len(cands) or width <= CUT_ENOUGH * rel or not cands[i + 1][0] < width:
             break
         if CUT_GROWTH * (time.monotonic() - start) > deadline - time.monotonic():
             break
@@ -1713,6 +1738,15 @@ def _peel(P: float, fit, xs, cap, floor: float):
         terms += [(tag, X, P) + tuple(fit(tag, X, P)) for tag, X in xs(P1)]
         P = P1
     return None
+
+
+def _trim(point: tuple) -> tuple:
+    """A kernel's point ``(s, c1, c2, ...)`` without its trailing zero coefficients (at least
+    ``(s, c1, c2)``)."""
+    n = len(point)
+    while n > 3 and (point[n - 1] == 0 if not isinstance(point[n - 1], arb) else point[n - 1].is_zero()):
+        n -= 1
+    return point[:n]
 
 
 def _delta_g(coefs, x0: arb) -> arb:
@@ -2201,10 +2235,18 @@ class _ReverseRun(_Run):
         ``Q`` (jointly with ``x > 0``), the upper end without the failures under ``D``."""
         neg = [-x for x in self.phia[:len(pi0)]]
         if self.delta:
-            points, finish = self._delta_kernels(th, E, s_dn, s_up, self._delta_range(s_up, ylo, t), t)
+            dr = self._delta_range(s_up, ylo, t)
+            points, finish = self._delta_kernels(th, E, s_dn, s_up, dr, t)
         else:
             points = [(-s_dn, 1, 0), (-s_up, 1, 0)]
-        ut = upper_tail(pi0, neg, n, points, t=t, rel=self.rel, prec=self.law.prec)
+        try:
+            ut = upper_tail(pi0, neg, n, points, t=t, rel=self.rel, prec=self.law.prec)
+        except PrecisionError:
+            if not self.delta:
+                raise
+            # the higher kernels' integrals not proved (a lumpy law, small N): the second order
+            points, finish = self._delta_kernels(th, E, s_dn, s_up, dr, t, high=False)
+            ut = upper_tail(pi0, neg, n, points, t=t, rel=self.rel, prec=self.law.prec)
         qf = arb(0)
         for key, v, edge, above, a, b, X in self.fails:
             qf += _joint_fail(ut.probs, neg, self._values(key), n, -s_up, edge=edge, above=above, t=t)
@@ -2230,86 +2272,109 @@ class _ReverseRun(_Run):
             self._delta_from[id(self.boxes)] = y
         return arb(y)
 
-    def _delta_kernels(self, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float):
+    def _delta_kernels(self, th, E, s_dn: arb, s_up: arb, ylo: arb, t: float, *, high: bool = True):
         """delta's kernels (module doc, "delta of the reverse") and the function turning the
         integrals, the lower end's failure ``qf`` and the draws ``n`` into ``(lower, upper)`` of
-        ``E_D[(1 - lam R)+; B]``.  With ``x = s - Y``, ``F(s - x) = sum_i (-x)^i F^(i)(s) / i!``, every ``F^(i) =
-        kappa D_(k-i)`` nonnegative and nondecreasing on the monotone range (from ``ylo``):
+        ``E_D[(1 - lam R)+; B]``.  With ``x = s - Y``, ``thr - F(s - x) = (thr - F(s)) + sum_i
+        (-1)^(i+1) F^(i)(s) x^i / i!``, every ``F^(i) = kappa D_(k-i)`` nonnegative and
+        nondecreasing on the monotone range (from ``ylo``), so cut after an odd order the
+        (Lagrange) remainder is at most 0, after an even one at least 0:
 
-        * above (``s = s_dn``, ``0 < x <= x0 <= s_dn - ylo``): ``(thr - R)+ <= U(x) = sigma x + g
-          x^2`` with ``sigma`` the slope's upper corner and ``g = -F2_lo / 2 + F3_hi x0 / 6``
-          (Lagrange's remainder at the third order, ``x^3 <= x0 x^2``); beyond ``x0`` at most
-          ``thr``;
+        * above (``s = s_dn``, ``0 < x <= x0 = s_dn - ylo``): ``(thr - R)+ <= U(x) = sigma x -
+          F2_lo x^2 / 2 + F3_hi x^3 / 6`` (the slope and the third derivative from above, the
+          second from below); beyond ``x0`` at most ``thr``;
         * below (``s = s_up``, ``0 < x <= xl = s_up - ylo``): ``thr - R >= L(x) = (thr_lo - f_up) +
-          sigma_lo x - F2_hi x^2 / 2`` (the second order's remainder); beyond ``xl`` at least 0.
+          sigma_lo x - F2_hi x^2 / 2 + F3_lo x^3 / 6 - F4_hi x^4 / 24``; beyond ``xl`` at least 0.
 
-        The coefficients are the inner box's (:meth:`_delta_inner`: ``p_2``, ``p_3``, ``p_4`` cut
-        nearer their means, where the slope varies less); on the shell between it and the box the
-        differences ``(U_B - U_I)+``, ``(L_I - L_B)+`` (polynomials in ``x`` with nonnegative
-        coefficients) are bounded by the joint Chernoff bounds of the inner edges
-        (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``).  The kernels of
-        :func:`~exactdp.engine.tilted.upper_tail` take ``c >= 0``: a negative quadratic term is its
-        own kernel ``x^2 e^(-tx)`` (one, at ``s_up``, for both ends), subtracted."""
+        (Until session 32 the upper end folded the third order into ``x^2`` below a cut ``x0 = X /
+        t``, ``x^3 <= x0 x^2``, and the lower end stopped at the second: ``k = 8``, ``q = 0.34``,
+        3.75e-3 of the width.)  The coefficients are the inner box's (:meth:`_delta_inner`:
+        ``p_2``, ``p_3``, ``p_4`` cut nearer their means, where the slope varies less); on the shell
+        between it and the box the differences ``(U_B - U_I)+``, ``(L_I - L_B)+`` (polynomials in
+        ``x`` with nonnegative coefficients) are bounded by the joint Chernoff bounds of the inner
+        edges (``x^j e^(-tx) <= (2j / (e t))^j e^(-tx / 2)``).  The kernels of
+        :func:`~exactdp.engine.tilted.upper_tail` take ``c >= 0``: the negative even terms are
+        kernels ``x^2 e^(-tx)``, ``x^4 e^(-tx)`` of their own (at ``s_up``, for both ends: ``x_dn
+        = x_up + (s_dn - s_up) >= x_up``), subtracted.  ``high=False``: the third order folded and
+        the lower end at the second (three integrals; where the integrals of the higher kernels
+        cannot be proved, a lumpy law at small ``N``)."""
         tt = arb(t)
         lam_lo, lam_hi = self.lam_ends
         outer = self._delta_coefficients(self.boxes, th, E, s_dn, s_up)
         inner_edges, inner_boxes = self._delta_inner()
         inner = outer if inner_boxes is None else \
             self._delta_coefficients(inner_boxes, Series(E, self.kappa, self.k, inner_boxes), E, s_dn, s_up)
-        # x0 (floats): the fold's cost F3 x0 / (3 t sigma) against the sup beyond, thr e^(-t x0)
-        # over E_Q[sigma x e^(-tx); x > 0]
-        sig, f3 = float(inner[0]), float(inner[2])
-        j1 = 1.0 / (t * t * self.sdy * math.sqrt(2 * math.pi))
-        X0 = min(DELTA_X0S, key=lambda X: f3 * X / (3 * t * t * sig) + float(self.lam_hi) * math.exp(-X) / (sig * j1))
-        x0 = min(arb((arb(X0) / tt).lower()), arb((s_dn - ylo).lower()))     # exact points
+        x0 = arb((s_dn - ylo).lower())
         xl = arb((s_up - ylo).lower())
-        if not (tt * x0 >= 2 and tt * xl >= 1):
+        if not (tt * x0 >= 2 and tt * xl >= 3):
             raise PrecisionError("ktilt (reverse delta): the monotone range is too short for the kernels")
-        g_outer, g = _delta_g(outer, x0), _delta_g(inner, x0)
-        sig_hi, _, _, c1, sig_lo, f2_hi = inner
+        sig_hi, f2_lo, f3_hi, c1, sig_lo, f2_hi, f3_lo, f4_hi = inner
+        if not high:
+            f3_lo = f4_hi = arb(0)
         if not c1 > 0:
             raise PrecisionError("ktilt (reverse delta): R is not below the threshold at s_up")
-        neg_g, pos_g = (arb(0), g) if g >= 0 else (-g, arb(0))
-        # one x^2 kernel, at s_up: x_dn = x_up + (s_dn - s_up) >= x_up, so E_D[x_dn^2; x_dn > 0] >=
-        # E_D[x_up^2; x_up > 0] (the upper end subtracts it, the lower end's is that one)
-        points = [(-s_dn, 0, sig_hi, pos_g), (-s_up, c1, sig_lo, 0), (-s_up, 0, 0, 1)]
         e1t = arb(1).exp() * tt
 
         def pos(v):
             return arb(v.upper()) if v > 0 else arb(0)
 
-        # the shell's polynomials: (U_B - U_I)+ at s_dn, (L_I - L_B)+ at s_up
-        shell_dn = pos(outer[0] - sig_hi) * 2 / e1t + pos(g_outer - g) * 16 / (e1t * e1t)
-        shell_up = pos(c1 - outer[3]) + pos(sig_lo - outer[4]) * 2 / e1t + pos(outer[5] - f2_hi) * 8 / (e1t * e1t)
+        # the shell's polynomials: (U_B - U_I)+ at s_dn, (L_I - L_B)+ at s_up, each x^j through
+        # its sup (2j / (e t))^j
+        if high and tt * x0 >= DELTA_CUBIC_TX:
+            neg_g, pos_g, c3 = f2_lo / 2, arb(0), f3_hi / 6
+            shell_dn = (pos(outer[0] - sig_hi) * 2 / e1t + pos(f2_lo - outer[1]) / 2 * 16 / e1t ** 2
+                        + pos(outer[2] - f3_hi) / 6 * 216 / e1t ** 3)
+        else:
+            # a short monotone range (small N): the third order folded into x^2 below x0 = X / t,
+            # X balancing the fold's cost F3 X / (3 t^2 sigma) against the sup beyond (floats)
+            sig, f3 = float(sig_hi), float(f3_hi)
+            j1 = 1.0 / (t * t * self.sdy * math.sqrt(2 * math.pi))
+            X0 = min(DELTA_X0S, key=lambda X: f3 * X / (3 * t * t * sig) + float(self.lam_hi) * math.exp(-X) / (sig * j1))
+            x0 = min(arb((arb(X0) / tt).lower()), x0)
+            g_outer, g = _delta_g(outer, x0), _delta_g(inner, x0)
+            neg_g, pos_g, c3 = (arb(0), g, arb(0)) if g >= 0 else (-g, arb(0), arb(0))
+            shell_dn = pos(outer[0] - sig_hi) * 2 / e1t + pos(g_outer - g) * 16 / e1t ** 2
+        # (a kernel's degree costs: trailing zero terms dropped)
+        points = [_trim((-s_dn, 0, sig_hi, pos_g, c3)), _trim((-s_up, c1, sig_lo, 0, f3_lo / 6)), (-s_up, 0, 0, 1)]
+        if high:
+            points.append((-s_up, 0, 0, 0, 0, 1))
+        shell_up = (pos(c1 - outer[3]) + pos(sig_lo - outer[4]) * 2 / e1t + pos(outer[5] - f2_hi) / 2 * 16 / e1t ** 2
+                    + pos(f3_lo - outer[6]) / 6 * 216 / e1t ** 3 + pos(outer[7] - f4_hi) / 24 * 4096 / e1t ** 4)
 
         def finish(ut, qf, n: int):
-            j_dn, j_up, j_up2 = ut.values
+            j_dn, j_up, j_up2 = ut.values[:3]
+            j_up4 = ut.values[3] if high else None
             neg = [-x for x in self.phia[:len(ut.probs)]]
             sh_dn, sh_up = arb(0), arb(0)
             for key, edge, above in inner_edges:
                 v = self._values(key)
                 sh_dn += _joint_fail(ut.probs, neg, v, n, -s_dn, edge=edge, above=above, t=t)
                 sh_up += _joint_fail(ut.probs, neg, v, n, -s_up, edge=edge, above=above, t=t)
+            # beyond x0: (thr - R)+ <= thr, and U's negative part neg_g x^2 dropped there (x^2
+            # e^(-tx) falls from 2 / t on: t x0 >= 2)
             beyond = (self.lam_hi + neg_g * x0 * x0) * (-tt * x0).exp()
             pre_up = ut.log_prefactor(-s_up).exp()
             upper = lam_lo * (ut.log_prefactor(-s_dn).exp() * (exact_arb(j_dn.upper) + beyond + sh_dn * shell_dn)
                               - neg_g * pre_up * exact_arb(j_up2.lower))
+            # beyond xl: L's positive part c1 + sigma_lo x + F3_lo x^3 / 6 (falls from 3 / t on)
+            tail = (c1 + sig_lo * xl + f3_lo * xl ** 3 / 6) * (-tt * xl).exp()
             low = (exact_arb(j_up.lower) - f2_hi / 2 * exact_arb(j_up2.upper)
-                   - qf * (c1 + 2 * sig_lo / e1t) - (c1 + sig_lo * xl) * (-tt * xl).exp() - sh_up * shell_up)
+                   - (f4_hi / 24 * exact_arb(j_up4.upper) if high else 0)
+                   - qf * (c1 + 2 * sig_lo / e1t + f3_lo / 6 * 216 / e1t ** 3) - tail - sh_up * shell_up)
             lower = lam_hi * pre_up * low if low > 0 else arb(0)
             return lower, upper
         return points, finish
 
     def _delta_coefficients(self, boxes, th, E, s_dn: arb, s_up: arb):
-        """``(sigma, F2_lo, F3_hi, c1, sigma_lo, F2_hi)`` of :meth:`_delta_kernels` over ``boxes``:
-        at ``s_dn`` the slope from above, the second derivative from below and the third from
-        above (the upper end's ``U``, :func:`_delta_g`); at ``s_up`` the lower end's ``L = c1 +
-        sigma_lo x - F2_hi x^2 / 2``."""
+        """``(sigma, F2_lo, F3_hi, c1, sigma_lo, F2_hi, F3_lo, F4_hi)`` of :meth:`_delta_kernels`
+        over ``boxes``: at ``s_dn`` the slope from above, the second derivative from below and the
+        third from above (the upper end's ``U``); at ``s_up`` the lower end's ``L = c1 + sigma_lo x -
+        F2_hi x^2 / 2 + F3_lo x^3 / 6 - F4_hi x^4 / 24``."""
         k, kap = self.k, self.kappa
         cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         cols_up = list(_corner_columns(boxes, E, k, s_up))
         # F^(i) by the corners and by the series' coupled Taylor form (Series.derivatives), the better
-        der_dn, der_up = th.derivatives(s_dn, 3), th.derivatives(s_up, 2)
+        der_dn, der_up = th.derivatives(s_dn, 3), th.derivatives(s_up, 4)
 
         def hi(cols, der, i):
             return _lower_upper(kap * _column_max(cols, k - i), der[i - 1])
@@ -2319,7 +2384,7 @@ class _ReverseRun(_Run):
 
         c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
         return (hi(cols_dn, der_dn, 1), lo(cols_dn, der_dn, 2), hi(cols_dn, der_dn, 3),
-                c1, lo(cols_up, der_up, 1), hi(cols_up, der_up, 2))
+                c1, lo(cols_up, der_up, 1), hi(cols_up, der_up, 2), lo(cols_up, der_up, 3), hi(cols_up, der_up, 4))
 
     def _delta_inner(self):
         """The inner box of delta's coefficients (:meth:`_delta_kernels`), chosen once per plan:
