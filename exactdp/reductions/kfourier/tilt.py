@@ -678,36 +678,11 @@ def _corner_columns(boxes, E, k: int, s: arb):
         yield tuple(padded_coeffs(ey * arb_poly(c), k + 1) for c in box.corners())
 
 
-def _column_min(cols, j: int) -> arb:
-    """``min`` over :func:`_corner_columns`' lower corners of coefficient ``j``, clipped at ``0``
-    (``0`` for ``j < 0``); an exact point, so the comparisons decide (in arb, not float: ``D_(k-1)
-    ~ Y^(k-1) / (k-1)!`` underflows a double at large ``k``)."""
-    if j < 0:
-        return arb(0)
-    return min(arb(lo[j].lower()) if lo[j] > 0 else arb(0) for lo, _ in cols)
-
-
-def _higher_lower(a: arb, b: arb) -> arb:
-    """The higher of the lower ends of ``a`` and ``b`` (two enclosures of one quantity), an exact
-    point, at least 0 (compared in arb: the ends need not be doubles)."""
-    x, y = arb(a.lower()), arb(b.lower())
-    best = x if x > y else y
-    return best if best > 0 else arb(0)
-
-
-def _lower_upper(a: arb, b: arb) -> arb:
-    """The lower of the upper ends of ``a`` and ``b`` (two enclosures of one quantity), an exact
-    point."""
-    x, y = arb(a.upper()), arb(b.upper())
-    return x if x < y else y
-
-
-def _column_max(cols, j: int) -> arb:
-    """``max`` over :func:`_corner_columns`' upper corners of coefficient ``j`` (``0`` for ``j <
-    0``); an exact point."""
-    if j < 0:
-        return arb(0)
-    return max(arb(up[j].upper()) for _, up in cols)
+def _low(a: arb) -> arb:
+    """The lower end of ``a``, at least 0 (an exact point: the derivatives are nonnegative on the
+    monotone range)."""
+    x = arb(a.lower())
+    return x if x > 0 else arb(0)
 
 
 def _rho(cols, k: int) -> arb:
@@ -1014,24 +989,21 @@ class _Run:
         above) and (eta only, else empty) the Taylor terms ``kappa D_(k-i) / i!``, ``i = 1 ..
         ETA_ORDER``, at ``s_dn`` from below and at ``s_up`` from above (``F(s + x) = kappa sum_i x^i
         D_(k-i)(s) / i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``)."""
-        k, kap = self.k, self.kappa
+        k = self.k
         f_lo = arb(th.value(s_dn).lower())
         f_up = arb(th.value(s_up).upper())
         cols_up = list(_corner_columns(boxes, E, k, s_up))
         rho = _rho(cols_up, k)
-        cols_dn = list(_corner_columns(boxes, E, k, s_dn))
         top = min(2 if self.delta else ETA_ORDER, k)
-        # F^(i) over the box: the corners' bound and the series' coupled Taylor form, the better
-        der_dn = th.derivatives(s_dn, top)
-        lows = [_higher_lower(kap * _column_min(cols_dn, k - i), d) for i, d in enumerate(der_dn, 1)]
+        # F^(i) over the box: the series' coupled Taylor form within the corners' bound
+        lows = [_low(d) for d in th.derivatives(s_dn, top)]
         sigma = lows[0]
         gamma = lows[1] if self.delta and k >= 2 else arb(0)
         lo_terms = up_terms = ()
         if not self.delta:
             der_up = th.derivatives(s_up, top)
             lo_terms = tuple(arb((c / math.factorial(i)).lower()) for i, c in enumerate(lows, 1))
-            up_terms = tuple(arb((_lower_upper(kap * _column_max(cols_up, k - i), d) / math.factorial(i)).upper())
-                             for i, d in enumerate(der_up, 1))
+            up_terms = tuple(arb((arb(d.upper()) / math.factorial(i)).upper()) for i, d in enumerate(der_up, 1))
         return f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms
 
     def _delta_x0(self, t: float, rho: arb):
@@ -2370,21 +2342,11 @@ class _ReverseRun(_Run):
         over ``boxes``: at ``s_dn`` the slope from above, the second derivative from below and the
         third from above (the upper end's ``U``); at ``s_up`` the lower end's ``L = c1 + sigma_lo x -
         F2_hi x^2 / 2 + F3_lo x^3 / 6 - F4_hi x^4 / 24``."""
-        k, kap = self.k, self.kappa
-        cols_dn = list(_corner_columns(boxes, E, k, s_dn))
-        cols_up = list(_corner_columns(boxes, E, k, s_up))
-        # F^(i) by the corners and by the series' coupled Taylor form (Series.derivatives), the better
-        der_dn, der_up = th.derivatives(s_dn, 3), th.derivatives(s_up, 4)
-
-        def hi(cols, der, i):
-            return _lower_upper(kap * _column_max(cols, k - i), der[i - 1])
-
-        def lo(cols, der, i):
-            return _higher_lower(kap * _column_min(cols, k - i), der[i - 1])
-
+        # F^(i): the series' coupled Taylor form within the corners' bound (Series.derivatives)
+        dn, up = th.derivatives(s_dn, 3), th.derivatives(s_up, 4)
         c1 = arb((self.lam_lo - arb(th.value(s_up).upper())).lower())
-        return (hi(cols_dn, der_dn, 1), lo(cols_dn, der_dn, 2), hi(cols_dn, der_dn, 3),
-                c1, lo(cols_up, der_up, 1), hi(cols_up, der_up, 2), lo(cols_up, der_up, 3), hi(cols_up, der_up, 4))
+        return (arb(dn[0].upper()), _low(dn[1]), arb(dn[2].upper()),
+                c1, _low(up[0]), arb(up[1].upper()), _low(up[2]), arb(up[3].upper()))
 
     def _delta_inner(self):
         """The inner box of delta's coefficients (:meth:`_delta_kernels`), chosen once per plan:
@@ -2405,12 +2367,9 @@ class _ReverseRun(_Run):
 
         def slopes(ed):
             boxes = _boxes(k, self.stat, law.w[-1], [ed[i] for i in self.POWERS])
-            cols = list(_corner_columns(boxes, E, k, s))
-            # as _delta_coefficients: the corners' and the coupled Taylor form's, the better (in
-            # arb: D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double at large k)
+            # as _delta_coefficients (in arb: D_(k-1) ~ Y^(k-1) / (k-1)! underflows a double)
             d1 = Series(E, self.kappa, k, boxes).derivatives(s, 1)[0]
-            return (_higher_lower(self.kappa * _column_min(cols, k - 1), d1),
-                    _lower_upper(self.kappa * _column_max(cols, k - 1), d1))
+            return _low(d1), arb(d1.upper())
 
         sig_full = slopes(full)[1]
 
