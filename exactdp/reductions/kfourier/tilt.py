@@ -1329,7 +1329,9 @@ class _Run:
         from flint import arb_poly
         k, nl = self.k, self.law.M - n
         mu = self.law.below(d)[1]
-        lt = [comb(nl, i) * mu ** i for i in range(k + 1)]
+        lt = [arb(1)]
+        for i in range(k):                  # C(nl, i) mu^i by its ratio (no big binomials)
+            lt.append(lt[-1] * mu * (nl - i) / (i + 1))
         return self.kappa * (arb_poly(E) * arb_poly(lt)).coeffs()[k]
 
     def _weight(self, weight_log: arb, n: int, d: int) -> arb:
