@@ -98,18 +98,19 @@ edge is a failure under ``D_m`` jointly with ``p_1 > x_min``); a vector whose ``
 
 **delta.**  Forward, ``delta = P_(D_m)[R > lam] - lam P_D[R > lam] = E_D[(R - lam)+]``
 (:func:`ktilted_delta`): the same plan and certificates with the function ``(R - lam)+``.
-``delta / eta`` is ~``rho / t`` (R's growth over the tilt), so R's second order matters: above
-``s_dn`` on the box ``(R - lam_hi)+ >= (f_lo - lam_hi) + sigma x + gamma x^2 / 2`` (``gamma =
-kappa min D_(k-2)``: every ``D_j`` nondecreasing in ``Y`` on the monotone range), above ``s_up``
-``(R - lam_lo)+ <= f_up (e^(rho x) - 1) <= f_up (rho x + c3 x^2)`` below ``x0 = DELTA_X0 / t``
-(``e^u - 1 <= u + u^2 / 2 + u^3 e^u / 6``, ``c3 = rho^2 / 2 + rho^3 x0 e^(rho x0) / 6``), beyond
-``x0`` the cubic remainder's sup; both through the quadratic kernel of
+``delta / eta`` is ~``rho / t`` (R's growth over the tilt), so R's higher orders matter: eta's
+Taylor terms serve both ends (``F(s + x) = kappa sum_i x^i D_(k-i)(s) / i!``, every ``D_j``
+nonnegative and nondecreasing in ``Y`` on the monotone range): above ``s_dn`` on the box ``(R -
+lam_hi)+ >= (f_lo - lam_hi) + sum_i lo_i x^i``, above ``s_up`` ``(R - lam_lo)+ <= F(s_up + x) -
+F(s_up) <= sum_i up_i x^i`` plus the remainder past ``ETA_ORDER`` (``<= f_up (rho x)^(m+1) e^(rho x)
+/ (m+1)!``, its kernel bounded by its sup as eta's), through the polynomial kernels of
 :func:`~exactdp.engine.tilted.upper_tail`.  A count whose heavy outputs alone exceed ``lam``:
 ``E[R | n] - lam`` exactly.  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (rel 1e-4 asked): ``k =
-2``, ``q = 0.45`` relative width 5.7e-5, ``k = 16`` 8.2e-5; ``q = 0.42`` 4.4e-4 (``k = 2``),
-2.2e-3 (``k = 16``); ``k = 8``, ``q = 0.415`` 6.2e-3 (linear kernels alone: 1.1e-4, 4.2e-3,
-1.4e-2, 6.5e-2); with the two top levels ("The top levels") 7.2e-4 (``k = 16``, ``q = 0.42``) and
-2.5e-3 (``k = 8``, ``q = 0.415``; three levels 1.7e-3 in 30 s, four 1.5e-3 in 256 s: not taken).
+2``, ``q = 0.45`` relative width 5.3e-5, ``k = 16`` 5.4e-5; ``q = 0.42`` 1.3e-4 (``k = 2``),
+2.0e-4 (``k = 16``); ``k = 8``, ``q = 0.415`` 2.2e-4 in 11 s.  (Until session 33 the upper end
+was ``f_up (e^(rho x) - 1)`` with ``rho`` the box corners' growth, folded to ``rho x + c3 x^2``
+below ``DELTA_X0 / t``, and the lower end stopped at ``x^2``: 2.5e-3 at ``k = 8``, ``q = 0.415``
+with the two top levels, 7.2e-4 at ``k = 16``, ``q = 0.42``.)
 
 **The light cut.**  Forward, from ``k ~ 64`` at ``q <= 0.40`` (``L = 40``, ``N = 10^7``, ``lam =
 e^2``) the whole law's statistic is out of range: ``x_min`` is so small that one output of the top
@@ -301,8 +302,8 @@ TOP_TWO_WIDER = 10.0
 #: ... and than this (below it the top level alone meets the issue's width: a second level's
 #: counts cost ~5x the time)
 TOP_TWO_WIDTH = 1e-3
-#: delta's upper end: the quadratic remainder of e^(rho x) bounded through the kernel below
-#: x0 = DELTA_X0 / t (relative cost ~ DELTA_X0 rho / 2t) and by its sup beyond (~e^-DELTA_X0)
+#: 003's reverse delta: the series certified monotone from s_up - DELTA_X0 / t where it can be
+#: (delta's kernels need a longer range than eta's)
 DELTA_X0 = 40.0
 #: 003's reverse delta: the fold's cut x0 = X / t, X the least estimated cost of these (the fold's
 #: ~F3 X / (3 t^2 sigma) against the sup beyond, ~e^-X)
@@ -565,7 +566,10 @@ def _fail_dm(law: _Law, k: int, x: float, v, edge: float, *, above: bool, t0: fl
         return (M - k) * _log_m(law.lpi, e) + k * _log_m(lp1, e) - a * x - sg * b * edge
 
     best = None
-    for u0 in ([0.0, 1.0], [0.0, 3.0], [-0.5, 2.0]):
+    # also from a with a w_max = 1: a heavy level's a w overflows at t0 (L = 40, k = 128, q = 0.36:
+    # w_40 ~ 7.8, the simplex stuck on an infinite plateau, level 40's count window at its cap)
+    low = math.log(1.0 / (t0 * float(law.wf.max())))
+    for u0 in ([0.0, 1.0], [0.0, 3.0], [-0.5, 2.0], [low, 1.0], [low, 3.0]):
         r = minimize(f, u0, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-6, "maxiter": 4000})
         if best is None or r.fun < best.fun:
             best = r
@@ -982,52 +986,34 @@ class _Run:
         return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
 
     def _ends(self, th, boxes, E, s_dn, s_up):
-        """``(f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms)``: ``F`` at ``s_dn`` from below, its
+        """``(f_lo, sigma, f_up, rho, lo_terms, up_terms)``: ``F`` at ``s_dn`` from below, its
         slope there from below (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above, the growth
-        ``rho`` there, (delta only, else 0) the curvature at ``s_dn`` from below (``kappa min
-        D_(k-2)``: each ``D_j`` is nondecreasing in ``Y`` on the monotone range, so ``F'' >= gamma``
-        above) and (eta only, else empty) the Taylor terms ``kappa D_(k-i) / i!``, ``i = 1 ..
-        ETA_ORDER``, at ``s_dn`` from below and at ``s_up`` from above (``F(s + x) = kappa sum_i x^i
-        D_(k-i)(s) / i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``)."""
+        ``rho`` there and the Taylor terms ``kappa D_(k-i) / i!``, ``i = 1 .. ETA_ORDER``, at
+        ``s_dn`` from below and at ``s_up`` from above (``F(s + x) = kappa sum_i x^i D_(k-i)(s) /
+        i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``; each ``D_j`` is
+        nondecreasing in ``Y`` on the monotone range)."""
         k = self.k
         f_lo = arb(th.value(s_dn).lower())
         f_up = arb(th.value(s_up).upper())
         cols_up = list(_corner_columns(boxes, E, k, s_up))
         rho = _rho(cols_up, k)
-        top = min(2 if self.delta else ETA_ORDER, k)
+        top = min(ETA_ORDER, k)
         # F^(i) over the box: the series' coupled Taylor form within the corners' bound
         lows = [_low(d) for d in th.derivatives(s_dn, top)]
-        sigma = lows[0]
-        gamma = lows[1] if self.delta and k >= 2 else arb(0)
-        lo_terms = up_terms = ()
-        if not self.delta:
-            der_up = th.derivatives(s_up, top)
-            lo_terms = tuple(arb((c / math.factorial(i)).lower()) for i, c in enumerate(lows, 1))
-            up_terms = tuple(arb((arb(d.upper()) / math.factorial(i)).upper()) for i, d in enumerate(der_up, 1))
-        return f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms
-
-    def _delta_x0(self, t: float, rho: arb):
-        """delta's cut ``x0 = DELTA_X0 / t`` of the upper end's cubic remainder where ``rho x0 < 1``
-        (``e^(rho x0) < e``) and ``(t - rho) x0 >= 3`` (its sup beyond ``x0`` is at ``x0``), else
-        ``None``: the kernel ``rho x`` and the eta's quadratic remainder (L = 5, N = 1000, a top
-        count's tilt near ``rho``: ``e^(rho x0)`` had made the bound 4000x delta)."""
-        if not rho * DELTA_X0 < arb(t):
-            return None
-        x0 = arb(DELTA_X0) / arb(t)
-        return x0 if (arb(t) - rho) * x0 >= 3 else None
+        der_up = th.derivatives(s_up, top)
+        lo_terms = tuple(arb((c / math.factorial(i)).lower()) for i, c in enumerate(lows, 1))
+        up_terms = tuple(arb((arb(d.upper()) / math.factorial(i)).upper()) for i, d in enumerate(der_up, 1))
+        return f_lo, lows[0], f_up, rho, lo_terms, up_terms
 
     def _points(self, s_dn, s_up, ends, t: float):
-        """The kernels' points ``(s, c1, c2[, c3])`` (``E_Q[(c1 + c2 x + c3 x^2) e^(-tx); x > 0]``):
-        eta's functions over ``f`` (``_combine`` multiplies); delta's ``(f_lo - lam_hi) + sigma x +
-        gamma x^2 / 2`` at ``s_dn`` and ``rho x + c3 x^2`` at ``s_up`` (``(R - lam)+ <= f_up (e^(rho
-        x) - 1)``, ``f_up < lam``; ``e^u - 1 <= u + u^2 / 2 + u^3 e^u / 6`` and ``x e^(rho x) <= x0
-        e^(rho x0)`` below ``x0``: ``c3 = rho^2 / 2 + rho^3 x0 e^(rho x0) / 6``)."""
-        f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms = ends
+        """The kernels' points ``(s, c_0, c_1, ...)`` (``E_Q[sum_i c_i x^i e^(-tx); x > 0]``):
+        eta's functions over ``f`` (``_combine`` multiplies); delta's ``(f_lo - lam_hi) + sum_i lo_i
+        x^i`` at ``s_dn`` and ``sum_i up_i x^i`` at ``s_up`` (``(R - lam_lo)+ <= F(s_up + x) -
+        F(s_up)`` on the box, ``F(s_up) < lam_lo``; the remainder past the terms in
+        :meth:`_combine`)."""
+        f_lo, sigma, f_up, rho, lo_terms, up_terms = ends
         if self.delta:
-            x0 = self._delta_x0(t, rho)
-            up = (s_up, 0, rho) if x0 is None else \
-                (s_up, 0, rho, rho * rho / 2 + rho ** 3 * x0 * (rho * x0).exp() / 6)
-            return [(s_dn, arb((f_lo - self.lam_hi).lower()), sigma, gamma / 2), up]
+            return [(s_dn, arb((f_lo - self.lam_hi).lower())) + lo_terms, (s_up, 0) + up_terms]
         return [(s_dn, 1) + tuple(arb((c / f_lo).lower()) for c in lo_terms),
                 (s_up, 1) + tuple(arb((c / f_up).upper()) for c in up_terms)]
 
@@ -1065,28 +1051,24 @@ class _Run:
         x^i`` plus the remainder ``sum_(i > m) <= f_up (rho x)^(m+1) e^(rho x) / (m+1)!`` (``D_(k-i)
         <= D_k rho^i``), whose kernel is at most ``f_up rho^(m+1) / (m+1)! ((m+1) / (e (t -
         rho)))^(m+1)``."""
-        f_lo, sigma, f_up, rho, gamma, lo_terms, up_terms = ends
+        f_lo, sigma, f_up, rho, lo_terms, up_terms = ends
         th_t = arb(ut.t)
         e1 = arb(1).exp()
         jk_dn, jk_up = ut.values
         pre_dn = ut.log_prefactor(s_dn).exp()
         pre_up = ut.log_prefactor(s_up).exp()
+        # the lower end's failure: its function at x^i <= (2i / (e t))^i e^(tx / 2)
+        tail = sum((c * (2 * i / (e1 * th_t)) ** i for i, c in enumerate(lo_terms, 1)), arb(0))
         if self.delta:
-            c1 = arb((f_lo - self.lam_hi).lower())
-            lower = exact_arb(jk_dn.lower) - fail_q * (c1 + 2 * sigma / (e1 * th_t)
-                                                       + 8 * gamma / (e1 * th_t) ** 2)
+            lower = exact_arb(jk_dn.lower) - fail_q * (arb((f_lo - self.lam_hi).lower()) + tail)
         else:
-            lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + sum(
-                (c * (2 * i / (e1 * th_t)) ** i for i, c in enumerate(lo_terms, 1)), arb(0)))
+            lower = f_lo * exact_arb(jk_dn.lower) - fail_q * (f_lo + tail)
         lower = pre_dn * lower if lower > 0 else arb(0)
-        # the remainder past the kernel's terms: eta's Taylor terms, delta's rho x (e^(rho x) - 1)
-        m1 = 2 if self.delta else len(up_terms) + 1
+        # the remainder past the kernel's terms (both: F(s_up + x) - F(s_up) - sum_i up_i x^i)
+        m1 = len(up_terms) + 1
         rem = rho ** m1 / math.factorial(m1) * (m1 / (e1 * (th_t - rho))) ** m1
-        x0 = self._delta_x0(ut.t, rho) if self.delta else None
-        if x0 is not None:
-            # the kernel holds rho x + c3 x^2 (_points); beyond x0 the cubic remainder's sup
-            rem = rho ** 3 * x0 ** 3 * (-(th_t - rho) * x0).exp() / 6
-        upper = f_up * pre_up * (exact_arb(jk_up.upper) + rem)
+        jk = exact_arb(jk_up.upper)
+        upper = pre_up * (jk + f_up * rem) if self.delta else f_up * pre_up * (jk + rem)
         if weight is not None:
             lower, upper = lower * weight, upper * weight
         return lower, upper
