@@ -665,6 +665,21 @@ def test_deployment_reverse_k32_monte_carlo():
     assert float(iv.width) < 0.05 * float(iv.upper)
 
 
+
+@pytest.mark.slow
+def test_deployment_forward_k64_moderate_eta_monte_carlo():
+    """L = 40, N = 10^7, k = 64, q = 0.36, lambda = e^2, 000's direction, where eta ~ 0.03 is
+    neither far tail nor near 1 (the tilt's plans are not routed there: the walk's passes, 37 s
+    at --digits 2): against a seeded Monte Carlo of R under D_m (10 000 draws, ~5.5 %; 5
+    standard errors)."""
+    from exactdp.reductions import methods
+    iv = methods.eta(canonical_pair(10**7, 40, 64), "0.36", eps=2, digits=2, method="kfourier")
+    R = _simulate_R(10**7, 40, 64, Fraction("0.36"), True, 10_000, seed=20261207)
+    hit = float(np.mean(R > math.exp(2)))
+    se = math.sqrt(hit * (1 - hit) / len(R))
+    assert hit > 10 * se and float(iv.width) < 0.01 * float(iv.upper)
+    assert float(iv.lower) - 5 * se <= hit <= float(iv.upper) + 5 * se
+
 # ------------------------------------------------------------------ delta as a difference of etas
 
 def _run_eta(P, lam, tol, *, changed, upper, q="1/5"):
