@@ -706,7 +706,10 @@ def _rho(cols, k: int) -> arb:
 
 def _heavy_poly(n: int, w: arb, k: int):
     """``[t^i] (1 + w t)^n``, ``i = 0 .. k`` (arb)."""
-    return [comb(n, i) * w ** i for i in range(k + 1)]
+    out = [arb(1)]
+    for i in range(min(n, k)):              # C(n, i + 1) w^(i + 1) from C(n, i) w^i
+        out.append(out[-1] * w * (n - i) / (i + 1))
+    return out + [arb(0)] * (k - min(n, k))
 
 
 def _heavy_vector(law: _Law, levels, counts, k: int):
