@@ -231,12 +231,14 @@ t)``.  L = 40, N = 10^7, lam = e^2 (rel 1e-4 asked): the far tail (``k = 16``, `
 2``, ``q = 0.34``) relative width 1.7e-4 and 7.4e-5 (the walk's difference gave only ``[0,
 5.9e-73]`` at ``k = 16``); near the route (``eta`` ~1e-11 .. 1e-20, levels enumerated, ``k / (y
 t)`` ~0.03) 0.6 .. 2.5 % before session 32 (the walk's difference there ~90 %); now ``k = 8``, ``q =
-0.34`` 1.0e-3, ``k = 128``, ``q = 0.38`` 2.1e-4 (``benchmarks/RESULTS.md``, session 32).
+0.34`` 1.0e-3, ``k = 16``, ``q = 0.351`` 9.5e-4, ``k = 32``, ``q = 0.36`` 8.2e-4, ``k = 64``, ``q =
+0.37`` 4.5e-4, ``k = 128``, ``q = 0.38`` 2.1e-4, ``k = 200``, ``q = 0.38`` 2.7e-4, 9-40 s
+(``benchmarks/RESULTS.md``, sessions 32, 33).
 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
 the walk where both reach (``q = 0.41``) and an importance-sampled Monte Carlo of its own tilted
-law.  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``): ``k = 2 .. 16`` at
+law (of the light cut's too: its light tilt and cross-entropy counts for the enumerated levels).  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``): ``k = 2 .. 16`` at
 ``q = 0.45`` relative width 1.5e-6 .. 3.4e-6 in 4-7 s, ``q = 0.42`` 1e-5 .. 1e-4 in 5-8 s, ``q =
 0.415`` 9.5e-5 .. 6.6e-4; ``k = 200``: ``q = 0.45`` 4e-5 in 2 s, ``q = 0.42`` 2.4e-3 in 38 s.
 
