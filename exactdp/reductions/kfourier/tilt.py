@@ -980,7 +980,7 @@ class _Run:
         s_up = _root_point(th, self.lam_lo, self.y, above=False)
         ends = self._ends(th, boxes, [arb(1)], s_dn, s_up)
         th_t = arb(self.t)
-        if not th_t > 2 * ends[3]:
+        if not th_t > 2 * ends[2]:
             raise PrecisionError("ktilt: the tilt is not above the growth of R")
         ut = upper_tail(law.pi0, self.phia, M, self._points(s_dn, s_up, ends, self.t), t=self.t, rel=self.rel,
                         prec=law.prec)
@@ -988,15 +988,14 @@ class _Run:
         qf = self._lower_fail(fails, ut.probs, self.phia, len(law.w), n=M,
                               s_dn=s_dn, t=self.t)
         lower, upper = self._combine(ut, s_dn, s_up, ends, qf)
-        return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[3]), integrals=ut.integrals)
+        return self._result(lower, upper + fail_dm, fail_dm, points=(s_dn, s_up, ends[2]), integrals=ut.integrals)
 
     def _ends(self, th, boxes, E, s_dn, s_up):
-        """``(f_lo, sigma, f_up, rho, lo_terms, up_terms)``: ``F`` at ``s_dn`` from below, its
-        slope there from below (``kappa min D_(k-1)``), ``F`` at ``s_up`` from above, the growth
-        ``rho`` there and the Taylor terms ``kappa D_(k-i) / i!``, ``i = 1 .. ETA_ORDER``, at
-        ``s_dn`` from below and at ``s_up`` from above (``F(s + x) = kappa sum_i x^i D_(k-i)(s) /
-        i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``; each ``D_j`` is
-        nondecreasing in ``Y`` on the monotone range)."""
+        """``(f_lo, f_up, rho, lo_terms, up_terms)``: ``F`` at ``s_dn`` from below, ``F`` at
+        ``s_up`` from above, the growth ``rho`` there and the Taylor terms ``kappa D_(k-i) / i!``,
+        ``i = 1 .. ETA_ORDER``, at ``s_dn`` from below and at ``s_up`` from above (``F(s + x) =
+        kappa sum_i x^i D_(k-i)(s) / i!`` exactly: ``F`` is a polynomial of degree ``k`` in ``Y``;
+        each ``D_j`` is nondecreasing in ``Y`` on the monotone range)."""
         k = self.k
         f_lo = arb(th.value(s_dn).lower())
         f_up = arb(th.value(s_up).upper())
@@ -1008,7 +1007,7 @@ class _Run:
         der_up = th.derivatives(s_up, top)
         lo_terms = tuple(arb((c / math.factorial(i)).lower()) for i, c in enumerate(lows, 1))
         up_terms = tuple(arb((arb(d.upper()) / math.factorial(i)).upper()) for i, d in enumerate(der_up, 1))
-        return f_lo, lows[0], f_up, rho, lo_terms, up_terms
+        return f_lo, f_up, rho, lo_terms, up_terms
 
     def _points(self, s_dn, s_up, ends, t: float):
         """The kernels' points ``(s, c_0, c_1, ...)`` (``E_Q[sum_i c_i x^i e^(-tx); x > 0]``):
@@ -1016,7 +1015,7 @@ class _Run:
         x^i`` at ``s_dn`` and ``sum_i up_i x^i`` at ``s_up`` (``(R - lam_lo)+ <= F(s_up + x) -
         F(s_up)`` on the box, ``F(s_up) < lam_lo``; the remainder past the terms in
         :meth:`_combine`)."""
-        f_lo, sigma, f_up, rho, lo_terms, up_terms = ends
+        f_lo, f_up, rho, lo_terms, up_terms = ends
         if self.delta:
             return [(s_dn, arb((f_lo - self.lam_hi).lower())) + lo_terms, (s_up, 0) + up_terms]
         return [(s_dn, 1) + tuple(arb((c / f_lo).lower()) for c in lo_terms),
@@ -1056,7 +1055,7 @@ class _Run:
         x^i`` plus the remainder ``sum_(i > m) <= f_up (rho x)^(m+1) e^(rho x) / (m+1)!`` (``D_(k-i)
         <= D_k rho^i``), whose kernel is at most ``f_up rho^(m+1) / (m+1)! ((m+1) / (e (t -
         rho)))^(m+1)``."""
-        f_lo, sigma, f_up, rho, lo_terms, up_terms = ends
+        f_lo, f_up, rho, lo_terms, up_terms = ends
         th_t = arb(ut.t)
         e1 = arb(1).exp()
         jk_dn, jk_up = ut.values
@@ -1265,7 +1264,7 @@ class _Run:
         s_dn = _root_point(th, self.lam_hi, y0, above=True)
         s_up = _root_point(th, self.lam_lo, y0, above=False)
         ends = self._ends(th, boxes, E, s_dn, s_up)
-        f_up, rho = ends[2], ends[3]
+        f_up, rho = ends[1], ends[2]
         heavy_y = sum((c * phia[j] for j, c in zip(levels, counts)), arb(0))
         pts = (s_dn + heavy_y, s_up + heavy_y, rho)
         sure = self._certain(n, E, s_dn, fails, d=d, weight_log=weight_log, phi=phi, phia=phia)
@@ -1316,10 +1315,7 @@ class _Run:
         from flint import arb_poly
         k, nl = self.k, self.law.M - n
         mu = self.law.below(d)[1]
-        lt = [arb(1)]
-        for i in range(k):                  # C(nl, i) mu^i by its ratio (no big binomials)
-            lt.append(lt[-1] * mu * (nl - i) / (i + 1))
-        return self.kappa * (arb_poly(E) * arb_poly(lt)).coeffs()[k]
+        return self.kappa * (arb_poly(E) * arb_poly(_heavy_poly(nl, mu, k))).coeffs()[k]
 
     def _weight(self, weight_log: arb, n: int, d: int) -> arb:
         """``P_D`` of a count vector: its multinomial factor (``weight_log``,
