@@ -93,7 +93,7 @@ def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None, h
         iv = Interval(Fraction(1, 10) - w / 2, Fraction(1, 10) + w / 2)
         return kfourier.KFourier(iv, (), 1, 1, 0.0, 0.0, 0.25 if alpha is None else alpha,
                                  0 if extra_light is None else extra_light,
-                                 bool(fine) and P.k < kfourier.settings.FINE_K_LIMIT)
+                                 bool(fine))
 
     monkeypatch.setattr(kfourier, "kfourier_details", fake)
     return asked
@@ -277,7 +277,9 @@ def test_kfourier_passes_stop_at_the_floor_and_keep_the_intersection(monkeypatch
 def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     # width never below 1e-3: the first pass not narrower switches to the fine series settings
     # (the next pass at the same tol), once; the later passes keep them; from FINE_K_LIMIT on
-    # (k = 128) no pass asks for them
+    # (k = 128) no pass asks for them where the first pass was small enough to go heavier (one
+    # node here), and they do where it was not (HEAVIER_FIRST_NODES = 0)
+    from exactdp.reductions.kfourier import settings as kf_settings
     fines = []
     asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
     methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
@@ -287,6 +289,12 @@ def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
     methods._kfourier_passes(canonical_pair(10**7, 40, 128), Fraction(1, 3), 2, None, False, 4)
     assert fines and not any(fines)
+    monkeypatch.setattr(kf_settings, "HEAVIER_FIRST_NODES", 0)
+    fines.clear()
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 1e-3), fines=fines)
+    methods._kfourier_passes(canonical_pair(10**7, 40, 200), Fraction(1, 3), 2, None, False, 4)
+    i = fines.index(True)
+    assert i >= 2 and not any(fines[:i]) and all(fines[i:]) and asked[i] == asked[i - 1]
 
 
 def test_kfourier_passes_go_heavier_at_the_fine_floor(monkeypatch):

@@ -169,11 +169,13 @@ TAU_BIN_LARGE_K = 0.02
 #: default, like P3_BELOW: with them (64, True) k = 8, tol = 1e-6 costs 2.0x the CPU (k = 16:
 #: 3.3x; the certificates are shared since session 7; series module doc, "Off by default")
 FINE_MAX_K = 0
-#: the fine settings asked for by a walk (``fine=True``: :func:`~exactdp.reductions.kfourier.api.kfourier_details`,
-#: the passes' last resort when the default enclosure stops narrowing) apply below this k (was 64
-#: until session 19; at k = 64, q = 0.35, tol 1e-5 they take the width from 2.35e-4, the default
-#: enclosure's floor, to 1.04e-4 at ~2x the walk's time; from k = 128 not measured since the
-#: integrals' floor went, session 19)
+#: the eta passes at the default enclosure's floor ask for the fine settings (``fine=True``:
+#: :func:`~exactdp.reductions.kfourier.api.kfourier_details`) below this k (was 64 until session
+#: 19; at k = 64, q = 0.35, tol 1e-5 they take the width from 2.35e-4, the default enclosure's
+#: floor, to 1.04e-4 at ~2x the walk's time), and from it only where the first pass was too large
+#: to go one level heavier (HEAVIER_FIRST_NODES; session 34: forward, L = 40, N = 10^7, lam = e^2,
+#: k = 200, q = 0.36, tol 1e-4: 3.5e-3 -> 1.8e-3, 20 -> 34 s; at k = 128, q = 0.36, tol 1.7e-4 the
+#: width is the heavy walk's, not the series': 1.0e-2 either way); delta's passes below it only
 FINE_K_LIMIT = 128
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its
@@ -327,8 +329,8 @@ EXTRA_HEAVY = 1
 #: floored walked at most this many nodes (the heavier walk's nodes grow ~10-80x: 15 -> 1,175 at
 #: k = 32, 003's reverse, q = 0.360444; 4,198 -> 51,084 at k = 16, q = 0.39, 9x the time)
 HEAVIER_NODES = 1000
-#: ... and from FINE_K_LIMIT on (no fine settings), where the floored pass walked more but the
-#: first pass at most this many: one level heavier at the first pass's tol (003's reverse, L = 40,
+#: ... and from FINE_K_LIMIT on, where the floored pass walked more but the
+#: first pass at most this many (more: the fine settings instead): one level heavier at the first pass's tol (003's reverse, L = 40,
 #: N = 10^7, lam = e^2, k = 200: q = 0.34 599 -> 7,386 nodes, relative width 0.12 -> 5.0e-4, 12 s;
 #: q = 0.351 1,575 -> 24,262 nodes, 2.1e-3 -> 4.1e-4, 45 s; k = 128, q = 0.351 2.3e-3 -> 4.9e-4)
 HEAVIER_FIRST_NODES = 2000

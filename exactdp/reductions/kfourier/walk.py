@@ -278,11 +278,11 @@ class Walk(LightLaws):
         self.root_ratio = 1.0                   # the last leaf's plain root / its light mean (a start)
         self.b = 0                              # the current bin of tau (series)
         # the fine series settings (series module doc): by the settings (None), or asked for
-        # (True: below FINE_K_LIMIT, with the p_3 tie) or refused (False)
+        # (True, with the p_3 tie) or refused (False)
         if fine is None:
             fine, self.p3_below = k < settings.FINE_MAX_K, settings.P3_BELOW
         else:
-            fine = bool(fine) and k < settings.FINE_K_LIMIT
+            fine = bool(fine)
             self.p3_below = fine
         self.fine = fine
         self.tau_bin = settings.TAU_BIN if fine else settings.TAU_BIN_LARGE_K
