@@ -110,9 +110,10 @@ def kfourier_details(P: Pair, q, lam=None, *, eps=None, tol: float = 1e-9, prec:
     :attr:`KFourier.alpha` and :attr:`KFourier.extra_light`) skip the pilot walk and the
     retry with the extra light level heavy.  Any ``alpha`` in ``[0, 1 / (2 w_max)]`` and any
     ``extra_light`` give a valid enclosure (module doc); they only move its width and cost.
-    ``fine``: the fine series settings (``True``; series module doc), none (``False``) or as ``settings`` say (``None``); valid either way, a narrower
-    enclosure at a higher cost.  ``progress(nodes)``: called about every
-    ``settings.PROGRESS_SECONDS`` by the walk (nodes visited so far; a new walk starts again).
+    ``fine``: the fine series settings (``True``; series module doc), none (``False``) or as
+    ``settings`` say (``None``); valid either way, a narrower enclosure at a higher cost.
+    ``progress(nodes)``: called about every ``settings.PROGRESS_SECONDS`` by the walk (nodes
+    visited so far; a new walk starts again).
     ``deadline``: a ``time.monotonic()`` instant after which the walk stops and returns the
     enclosure reached, still certified (:attr:`KFourier.stopped`; walk module doc).  ``prec``: the
     walk's working precision in bits; a walk of ``P[R < thr]`` (003's reverse) takes at least

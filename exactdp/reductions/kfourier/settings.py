@@ -329,10 +329,11 @@ EXTRA_HEAVY = 1
 #: floored walked at most this many nodes (the heavier walk's nodes grow ~10-80x: 15 -> 1,175 at
 #: k = 32, 003's reverse, q = 0.360444; 4,198 -> 51,084 at k = 16, q = 0.39, 9x the time)
 HEAVIER_NODES = 1000
-#: ... and from FINE_K_LIMIT on, where the floored pass walked more but the
-#: first pass at most this many (more: the fine settings instead): one level heavier at the first pass's tol (003's reverse, L = 40,
-#: N = 10^7, lam = e^2, k = 200: q = 0.34 599 -> 7,386 nodes, relative width 0.12 -> 5.0e-4, 12 s;
-#: q = 0.351 1,575 -> 24,262 nodes, 2.1e-3 -> 4.1e-4, 45 s; k = 128, q = 0.351 2.3e-3 -> 4.9e-4)
+#: ... and from FINE_K_LIMIT on, where the floored pass walked more but the first pass at most
+#: this many (more: the fine settings instead): one level heavier at the first pass's tol (003's
+#: reverse, L = 40, N = 10^7, lam = e^2, k = 200: q = 0.34 599 -> 7,386 nodes, relative width
+#: 0.12 -> 5.0e-4, 12 s; q = 0.351 1,575 -> 24,262 nodes, 2.1e-3 -> 4.1e-4, 45 s; k = 128,
+#: q = 0.351 2.3e-3 -> 4.9e-4)
 HEAVIER_FIRST_NODES = 2000
 
 #: the lower-tail product bound (:mod:`~exactdp.reductions.kfourier.lowertail`): its heavy levels
