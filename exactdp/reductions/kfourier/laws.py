@@ -30,7 +30,10 @@ from .series import Box, Boxes, NotMonotone, monotone_pieces
 
 class LightLaws:
     """The light laws, their levels and boxes, cached (module doc); a base of
-    :class:`~exactdp.reductions.kfourier.walk.Walk`."""
+    :class:`~exactdp.reductions.kfourier.walk.Walk` (which sets ``fine``: the fine series
+    settings, :data:`settings.SERIES_VARS_FINE_LARGE_K` among them)."""
+
+    fine = False
 
     @property
     def wy(self):
@@ -173,7 +176,9 @@ class LightLaws:
                 continue                 # empty: p_3 >= P3lo > w_max p_2
             iv = {}
             nvars = settings.SERIES_VARS
-            if k >= settings.SERIES_VARS_FROM_K or k < settings.SERIES_VARS_SMALL_BELOW_K:
+            if self.fine and k >= settings.FINE_K_LIMIT:
+                nvars = min(nvars, settings.SERIES_VARS_FINE_LARGE_K)
+            elif k >= settings.SERIES_VARS_FROM_K or k < settings.SERIES_VARS_SMALL_BELOW_K:
                 nvars = min(nvars, settings.SERIES_VARS_LARGE_K)
             for i in range(2, nvars + 1 if k >= 2 else 2):
                 if i == 2:

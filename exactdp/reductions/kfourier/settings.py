@@ -152,6 +152,12 @@ SERIES_VARS = 8
 #: polynomials of degree k per box
 SERIES_VARS_FROM_K = 64
 SERIES_VARS_LARGE_K = 4
+#: ... but the fine settings from FINE_K_LIMIT on take p_2 .. p_SERIES_VARS_FINE_LARGE_K: the higher
+#: power sums enter the linear coefficient as [0, cap] balls (p_1 - Y = sum +-tau^(i-1) p_i / i,
+#: tau w_max up to 1/2), a good part of the leaves' gap at k = 200 (forward, L = 40, N = 10^7,
+#: lam = e^2, q = 0.36, tol 1e-4, fine: relative width 1.78e-3 -> 8.4e-4, 34 -> 54 s; 8 variables:
+#: the same; session 34)
+SERIES_VARS_FINE_LARGE_K = 6
 #: ... and below this k (the Taylor terms of ``p_i``, ``i >= 5``, grow with ``k``): at L = 40,
 #: N = 10^7, q = 0.30, tol = 1e-4 the width of eta is the same to 4e-6 at k = 9 with p_2 .. p_4
 #: as with p_2 .. p_8 (3 against 7 variables: 10 polynomials per box instead of 36, ~10 % of the
