@@ -181,8 +181,8 @@ FINE_MAX_K = 0
 #: floor, to 1.04e-4 at ~2x the walk's time), and from it only where the first pass was too large
 #: to go one level heavier (HEAVIER_FIRST_NODES; session 34: forward, L = 40, N = 10^7, lam = e^2,
 #: k = 200, q = 0.36, tol 1e-4: 3.5e-3 -> 1.8e-3, 20 -> 34 s, with SERIES_VARS_FINE_LARGE_K
-#: 8.4e-4, 48 s; at k = 128, q = 0.36, tol 1.7e-4 the
-#: width is the heavy walk's, not the series': 1.0e-2 either way); delta's passes below it only
+#: 8.4e-4, 48 s; at k = 128, q = 0.36, tol 1.7e-4 the width is the heavy walk's, not the
+#: series': 1.0e-2 either way); delta's passes below it only
 FINE_K_LIMIT = 128
 
 #: a series leaf's bin of ``tau`` from the series' own first-order cancelling value at its

@@ -238,7 +238,8 @@ t)`` ~0.03) 0.6 .. 2.5 % before session 32 (the walk's difference there ~90 %); 
 Every piece is an arb ball or an explicit bound: the result is an enclosure, not a saddlepoint
 approximation.  ``tests/test_ktilt.py`` checks it against the exact k-copies tree (small ``N``),
 the walk where both reach (``q = 0.41``) and an importance-sampled Monte Carlo of its own tilted
-law (of the light cut's too: its light tilt and cross-entropy counts for the enumerated levels).  At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``): ``k = 2 .. 16`` at
+law (of the light cut's too: its light tilt and cross-entropy counts for the enumerated levels).
+At ``L = 40``, ``N = 10^7``, ``lam = e^2`` (``benchmarks/RESULTS.md``): ``k = 2 .. 16`` at
 ``q = 0.45`` relative width 1.5e-6 .. 3.4e-6 in 4-7 s, ``q = 0.42`` 1e-5 .. 1e-4 in 5-8 s, ``q =
 0.415`` 9.5e-5 .. 6.6e-4; ``k = 200``: ``q = 0.45`` 4e-5 in 2 s, ``q = 0.42`` 2.4e-3 in 38 s.
 
