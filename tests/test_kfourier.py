@@ -535,19 +535,29 @@ def test_series_enclosure_large_k_below_double_range():
         v = _Series(E, arb(1), k, [_box_for(ws, k, tau, 0.0, nvars)]).value(Y)
         assert v.contains(ex), nvars
         assert v.rad() < 1e-4 * ex, nvars
-    # a box 20 % wide, certified monotone from the true Y on: the corner bounds narrow the
-    # Taylor form (relative radius 0.373 -> 0.348) and still contain e_k
+    # a box 20 % wide, certified monotone from the true Y on: every enclosure contains e_k; the
+    # corner bounds narrow the ball Taylor form (relative radius 0.373 -> 0.348), and the
+    # majorant's form is far narrower than both (0.110: series module doc, "The remainder by a
+    # majorant")
     from exactdp.reductions.kfourier import settings as _settings
     from exactdp.reductions.kfourier.series import monotone_pieces as _monotone
     box = _box_for(ws, k, tau, 0.2, 4)
     assert _monotone(box, float(Y.lower()))
     v = _Series(E, arb(1), k, [box]).value(Y)
-    _settings.SERIES_CORNERS = False
+    _settings.SERIES_MAJORANT = False
     try:
-        v0 = _Series(E, arb(1), k, [box]).value(Y)
+        old = _box_for(ws, k, tau, 0.2, 4)
+        vb = _Series(E, arb(1), k, [old]).value(Y)
+        _settings.SERIES_CORNERS = False
+        try:
+            v0 = _Series(E, arb(1), k, [old]).value(Y)
+        finally:
+            _settings.SERIES_CORNERS = True
     finally:
-        _settings.SERIES_CORNERS = True
-    assert v.contains(ex) and v0.contains(ex) and v.rad() < 0.95 * v0.rad()
+        _settings.SERIES_MAJORANT = True
+    assert v.contains(ex) and vb.contains(ex) and v0.contains(ex)
+    assert vb.rad() < 0.95 * v0.rad()
+    assert v.rad() < 0.5 * vb.rad()
 
 
 def test_alpha_at_large_k():

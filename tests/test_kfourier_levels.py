@@ -206,7 +206,8 @@ def _plain_ends(fl, boxes, k, y):
     V, Rr = fl.Mf @ U, fl.Rf @ U[:, 0]
     ends = []
     for box, (a, b) in zip(boxes, offsets):
-        w = np.array([float_hi(box.rad[i]) for i in box.vars] + [float_hi(c) for c, _ in box.pairs])
+        w = np.array([float_hi(box.rad[i]) for i in box.vars] + [float_hi(c) for c, _ in box.pairs]
+                     + ([1.0] if box.rest is not None else []))      # the majorant's remainder
         v, dv, rr = V[a:b, 0], V[a:b, 1], Rr[a:b]
         r = w @ (np.abs(v[1:]) + rr[1:]) + rr[0]
         dr = w @ (np.sign(v[1:]) * dv[1:])
@@ -222,7 +223,7 @@ def _plain_ends(fl, boxes, k, y):
 @pytest.mark.parametrize("corners", [False, True])
 @pytest.mark.parametrize("k", [3, 9, 40])
 def test_float_ends_follow_the_arb_enclosure(k, corners, monkeypatch):
-    """:meth:`SeriesFloat.ends` (every box at once) equals the box-by-box form to 1e-12 (the
+    """:meth:`SeriesFloat.ends` (every box at once) equals the box-by-box form to 1e-9 (the
     Taylor forms alone) and follows the arb enclosure's ends over the union of the boxes
     (:meth:`Series.value`, with or without the corner bounds; the float image of the radius is
     not the same sum, so to 1e-6), and its slopes in ``log y`` (the balls' own included) a finite
@@ -238,7 +239,8 @@ def test_float_ends_follow_the_arb_enclosure(k, corners, monkeypatch):
             v = th.value(arb(y))
             (llo, dlo), (lup, dup) = got = fl.ends(y)
             for (a, da), (b, db) in zip(got, _plain_ends(fl, boxes, k, y) if not corners else ()):
-                assert a == pytest.approx(b, rel=1e-12, abs=1e-12) and da == pytest.approx(db, rel=1e-9)
+                # (to 1e-9: at k = 40 the majorant's lower end cancels ~100x in floats)
+                assert a == pytest.approx(b, rel=1e-9, abs=1e-9) and da == pytest.approx(db, rel=1e-9)
             assert lup == pytest.approx(math.log(float(v.upper())), abs=1e-6)
             if v.lower() > 0:
                 assert llo == pytest.approx(math.log(float(v.lower())), abs=1e-6)

@@ -64,7 +64,8 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
     mass-weighted mean of every leaf's first-order cancelling ``alpha`` (module doc).
     A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure.
 
-    The pilot runs at ``max(100 tol, settings.PILOT_TOL)``; where it weighs no leaf (eta far
+    The pilot runs at ``max(100 tol, settings.PILOT_TOL)``, at most at ``settings.PILOT_MAX``
+    (or ``tol``, if coarser); where it weighs no leaf (eta far
     below that tol: every node decided or dropped) it runs again at ``settings.PILOT_BELOW``
     times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
     ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``; with a ``deadline``, within
@@ -77,7 +78,7 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
         # at 100 tol = 2e-25 took the whole 600 s)
         now = time.monotonic()
         deadline = now + settings.PILOT_SHARE * max(deadline - now, 0.0)
-    t = max(tol * 100, settings.PILOT_TOL)
+    t = min(max(tol * 100, settings.PILOT_TOL), max(settings.PILOT_MAX, tol))
     for i in range(settings.PILOT_TRIES):
         try:
             run = Walk(red, q, lam, eps, t, prec, max_nodes=max_nodes, pilot=True,

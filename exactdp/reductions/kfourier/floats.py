@@ -152,7 +152,8 @@ def _box_floats(boxes, k, y0):
     Wm = np.zeros((len(boxes), nr))
     first = np.array([a for a, _ in offsets])
     for i, (box, (a, b)) in enumerate(zip(boxes, offsets)):
-        Wm[i, a + 1:b] = [float_hi(box.rad[v]) for v in box.vars] + [float_hi(c) for c, _ in box.pairs]
+        Wm[i, a + 1:b] = ([float_hi(box.rad[v]) for v in box.vars] + [float_hi(c) for c, _ in box.pairs]
+                          + ([1.0] if box.rest is not None else []))
     Wr = Wm.copy()
     Wr[np.arange(len(boxes)), first] = 1.0
     corners = nt + 2 * np.arange(len(boxes)) if nr > nt else None

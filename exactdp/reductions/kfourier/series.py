@@ -141,6 +141,32 @@ too).  At large ``k`` the Taylor form's second-order term over the box exceeds `
 (``k = 200``, ``q = 0.34``: no leaf's lower side certified, eta in [0, 0.97] at ``tol = 1e-3``);
 the corners lose only the decoupling of ``c`` from ``p`` (``tau (P2hi - P2lo) / 2`` in ``Z``).
 
+**The remainder by a majorant (``SERIES_MAJORANT``).**  The Taylor form above took its
+second-order coefficients from ``exp(Q(box))`` and its centre from ``exp(Q(pbar))`` with the
+capped ``p_i`` and the tail as balls: arb sums those series coefficient by coefficient, and
+``G``'s coefficients alternate in sign (``-p_2 t^2 / 2`` against ``tau p_2 t / 2``), so each ball
+grew like ``exp(|Q|)`` against ``exp(Q)`` and then again by the saddle's cancellation in ``d_i
+d_i'``: at ``L = 40``, ``N = 10^7``, ``k = 200``, ``q = 0.34`` the centre carried a radius of 11 %,
+the Hessian's bound exceeded its value 4,400 times, and only the corner bounds were left (``F``
+within a factor ~3, the leaves' two points 0.76 sd of ``Y`` apart).  Now every row is a *point's*
+polynomial: ``G0 = exp(Q_0)`` with ``Q_0`` the variables at ``pbar`` and no balls, the pairs
+``G0 d_i d_i'``.  With ``Delta = Q - Q_0 = sum_i delta_i d_i + rho`` (``|delta_i| <= r_i``,
+``rho`` the balls: ``|[t^j] rho| <= rhohat_j``) exactly ``G = G0 e^Delta`` and
+
+    e^Delta = 1 + Delta + Delta^2 / 2 + R_3,   |[t^j] R_3| <= [t^j] (e^D - 1 - D - D^2 / 2),
+
+``D = sum_i r_i |d_i| + rhohat`` (coefficientwise absolute values: ``|[t^j] f g| <= [t^j] |f| |g|``).
+So ``F = kappa [t^k] A e^Delta`` with ``A = E_H e^(tY) G0`` is the Taylor form with point
+coefficients plus ``kappa sum_j |A_(k-j)| W_j``, ``W = rhohat + (sum r_i |d_i|) rhohat + rhohat^2 / 2
++ (e^D - 1 - D - D^2 / 2)``.  On the certified monotone range ``A_(k-j) >= 0`` for ``j >= 1``
+(``A_m = sum_i e_i(H) D_(m-i)`` and ``D_j(Y, p) >= 0``, ``j < k``, at every ``p`` of the box, the
+centre with the capped ``p_i = 0`` among them; "Monotonicity in Y" above), and ``W_0 = 0``, so the
+remainder is ``kappa [t^k] E_H e^(tY) (G0 W)``: one more row per box (:attr:`Box.rest`, weight
+``[-1, 1]``), no cost per point.  At that leaf the box's enclosure fell from ``[0.19, 10.2]`` to
+``[4.91, 5.50]`` (``F ~ 5.2``; now the first-order terms and the majorant's ``p_5`` cap and third
+order share it), the leaves' gap to 0.11 sd, and ``eta``'s relative width at ``tol = 1e-2`` with
+the pilot's shift from 0.111 to 0.052 in the same time (``benchmarks/RESULTS.md``, session 35).
+
 **Precision.**  :meth:`Series.value` is one matrix product per point: the boxes' coefficient
 matrix (every box polynomial's coefficients) times the column ``u_r(Y)``, then the enclosure
 matrix (:func:`enclosure_matrix`: the Taylor form's balls) times that.  The products run at
@@ -282,19 +308,50 @@ class Box:
                 c[1] -= self.gamma
             self.d[i] = c
 
-        def Q(vals):
-            q = list(fixed)
+        def Q(vals, base):
+            q = list(base)
             for i in self.vars:
                 for j, c in enumerate(self.d[i]):
                     if not c.is_zero():
                         q[j] += c * vals[i]
             return q
-        self.G0 = _exp_series(Q(self.pbar), n)
-        GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}), n)
+        dp = {i: arb_poly(self.d[i]) for i in self.vars}
+        if settings.SERIES_MAJORANT:
+            # the centre's G0 without the balls (module doc, "The remainder by a majorant"): every
+            # row a point's polynomial, the balls and the third order in the majorant W
+            self.G0 = _exp_series(Q(self.pbar, [arb(0)] * n), n)
+            g0 = gb = arb_poly(self.G0)
+            rho = [f.abs_upper() for f in fixed]
+            dhat = list(rho)
+            for i in self.vars:
+                for j, c in enumerate(self.d[i]):
+                    if not c.is_zero():
+                        dhat[j] += c.abs_upper() * self.rad[i]
+            dhat[0] = arb(0)
+            lin = [dhat[j] - rho[j] for j in range(n)]
+            with _series_cap(n):
+                ex = _exp_series_flint(dhat, n)
+                sq = padded_coeffs(arb_poly(dhat) * arb_poly(dhat), n)
+                cross = padded_coeffs(arb_poly(lin) * arb_poly(rho), n)
+                rr = padded_coeffs(arb_poly(rho) * arb_poly(rho), n)
+            W = []
+            for j in range(n):
+                # exp(D) - 1 - D - D^2 / 2 (D = dhat, nonnegative; 0 below t^3), the first
+                # order's and the second order's ball terms
+                m3 = ex[j] - dhat[j] - sq[j] / 2 - (1 if j == 0 else 0) if j >= 3 else arb(0)
+                m3 = arb(m3.upper()) if m3.upper() > 0 else arb(0)
+                # in arb (no float): the terms near t^k lie below the double range at large k
+                W.append(arb((rho[j] + cross[j] + rr[j] / 2 + m3).upper()))
+            self.W = arb_poly(W)
+            self.rest = padded_coeffs(g0 * self.W, n)
+        else:
+            self.G0 = _exp_series(Q(self.pbar, fixed), n)
+            GB = _exp_series(Q({i: lo.union(hi) for i, (lo, hi) in iv.items()}, fixed), n)
+            g0, gb = arb_poly(self.G0), arb_poly(GB)
+            self.W = self.rest = None
         # every operand converted to arb_poly once (G0, GB, each d_i; G_i kept as its truncated
         # arb_poly): the products of _mul without its list <-> arb_poly round trips
-        dp = {i: arb_poly(self.d[i]) for i in self.vars}
-        g0, gb = arb_poly(self.G0), arb_poly(GB)
+        self.g0 = g0
         self.polys = [self.G0] + [padded_coeffs(g0 * dp[i], n) for i in self.vars]
         self.pairs = []
         for a, i in enumerate(self.vars):
@@ -401,7 +458,7 @@ class Box:
         return self._corners
 
     def all_polys(self):
-        return self.polys + [p for _, p in self.pairs]
+        return self.polys + [p for _, p in self.pairs] + ([self.rest] if self.rest is not None else [])
 
 
 class Series:
@@ -598,6 +655,8 @@ def enclosure_matrix(boxes, k) -> arb_mat:
             row[a + 1 + j] = ball
         for j, (c, _) in enumerate(box.pairs):
             row[a + 1 + len(box.balls) + j] = _aball(c)
+        if box.rest is not None:
+            row[b - 1] = arb(0, 1)              # the majorant's remainder, >= 0 (module doc)
         rows.append(row)
     out = arb_mat(rows)
     if hasattr(boxes, "__dict__"):

@@ -109,6 +109,10 @@ TOL_FAIL = 1e-2
 MARGIN_TRIES = 20
 MARGIN_RATIO = 4
 
+#: the series enclosure's balls and third-order remainder by a majorant (series module doc, "The
+#: remainder by a majorant"): every Taylor row a point's polynomial
+SERIES_MAJORANT = True
+
 #: the series enclosure of each box intersected with its corner bounds (series module doc,
 #: "corner bounds"; valid on the certified monotone range)
 SERIES_CORNERS = True
@@ -127,6 +131,11 @@ EXTRA_LIGHT_MAX_K = 64
 #: and where it weighs no leaf (eta far below that) again at ``PILOT_BELOW`` times the scale of its
 #: own ends (``tiny_scale``), at most ``PILOT_TRIES`` walks, the last at ``100 tol``
 PILOT_TOL = 1e-5
+#: ... and at most at PILOT_MAX: at tol 1e-2 (the coarse pass) a pilot at 100 tol = 1 decides
+#: everything and weighs no leaf, so the walk ran with alpha = 0 (p_2 uncancelled; forward, L =
+#: 40, N = 10^7, lam = e^2, k = 200, q = 0.34: relative width 0.134 at tol 1e-2; with a pilot at
+#: 0.1, 3 s, alpha = 99.07, 0.052; session 35)
+PILOT_MAX = 0.1
 PILOT_BELOW = 1e-2
 PILOT_TRIES = 4
 #: ... and with a time budget, within this share of the time left

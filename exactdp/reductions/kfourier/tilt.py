@@ -1237,6 +1237,7 @@ class _Run:
             return arb(0), er * wt, 0, None     # E_D[R; counts] below its share (no series)
         xmax = self.xmin_lo - heavy_w
         stat, phi, phia = self.stat, self.phi, self.phia
+        first = None
         for refine in (True, False):
             cmax = max(float_hi(b.y_shift()) for b in boxes)
             ylo = arb(math.nextafter(float(xmax.lower()) - cmax, -math.inf)) if xmax > 0 else arb(-1)
@@ -1246,7 +1247,12 @@ class _Run:
                     self._ylo_ok[id(boxes)] = ylo
             except PrecisionError:
                 if not refine:
-                    raise
+                    if first is None:
+                        raise
+                    # the refined statistic's boxes not certified: the first statistic's (certified)
+                    # (L = 5, N = 1000, k = 2, q = 0.2446: a count with x_max ~ 0.018)
+                    boxes, stat, phi, phia, th, y0 = first
+                    break
                 # no monotone range: the linear bound R >= kappa (e_k(H) + e_(k-1)(H) p_1(L))
                 sure = self._certain(n, E, self._linear_point(E), fails, d=d, weight_log=weight_log, phi=phi, phia=phia)
                 if sure is None:
@@ -1257,6 +1263,7 @@ class _Run:
             y0 = th.root(th.main_value, self.lam, guess)
             if not (refine and REFINE_COUNT):
                 break
+            first = (boxes, stat, phi, phia, th, y0)
             # the statistic cancelling this count's light power sums (a float choice)
             stat = _cancel(th, y0)
             phi, phia = law.phi(*stat), law.phi_arb(*stat)
