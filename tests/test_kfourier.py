@@ -479,6 +479,61 @@ def test_series_corner_bounds_contain_e_k(k, tau):
     assert checked >= 6
 
 
+@pytest.mark.parametrize("k", [9, 40, 120])
+def test_series_enclosure_contains_every_point_of_the_box(k, monkeypatch):
+    """The series enclosure (with the majorant's remainder: module doc, "The remainder by a
+    majorant") contains ``F(Y, p) = [t^k] E_H(t) e^(tY) G_p(t)`` at random points ``p`` of a box
+    certified monotone from ``Y`` on: the Taylor variables anywhere in their ranges, the capped
+    ``p_i`` anywhere in ``[0, cap_i]`` (the balls; mostly the vertices), exact series at each
+    point; the Taylor form alone, without the corner bounds.  Fails with the majorant's row or
+    its third order left out (k = 120)."""
+    from flint import arb, arb_poly
+    from exactdp.reductions.kfourier import settings
+    from exactdp.reductions.kfourier.series import Series as _Series, monotone_pieces as _monotone
+    rng = random.Random(5 * k)
+    tau = 0.7 if k < 100 else 0.3
+    checked = 0
+    for _ in range(4):
+        _, ws, E = _random_light_and_heavy(rng, k)
+        Y = sum(((1 + arb(tau) * w).log() / arb(tau) for w in ws), arb(0))
+        for pad in (0.05, 0.3):
+            box = _box_for(ws, k, tau, pad, 4)
+            if not _monotone(box, float(Y.lower())):
+                continue
+            # the Taylor form alone (the corner bounds would hide a missing term)
+            monkeypatch.setattr(settings, "SERIES_CORNERS", False)
+            v = _Series(E, arb(1), k, [box]).value(Y)
+            monkeypatch.setattr(settings, "SERIES_CORNERS", True)
+            EY = arb_poly([arb(1)] + [Y ** j / math.factorial(j) for j in range(1, k + 1)])
+            for _ in range(12):
+                q = [arb(0)] * (k + 1)
+                for i in range(2, k + 1):
+                    # the box's vertices (the Taylor form's worst points), now and then inside
+                    x = rng.choice((0.0, 1.0, 1.0, rng.random()))
+                    if i in box.iv:
+                        lo, hi = box.iv[i]
+                        p_i = lo + (hi - lo) * x
+                    else:
+                        p_i = box.caps[i] * x
+                    sg = 1 if i % 2 == 1 else -1
+                    q[i] += sg * p_i / i
+                    q[1] -= sg * p_i * arb(tau) ** (i - 1) / i
+                G = arb_poly(_exp_series_ref(q, k + 1))
+                F = (arb_poly(E) * EY * G).coeffs()[k]
+                assert v.contains(F), (k, pad, F, v)
+                checked += 1
+    assert checked >= 10
+
+
+def _exp_series_ref(q, n):
+    """``exp(Q) mod t^n`` for ``Q(0) = 0`` by the plain recursion (a reference)."""
+    from flint import arb
+    g = [arb(1)] + [arb(0)] * (n - 1)
+    for j in range(1, n):
+        g[j] = sum((i * q[i] * g[j - i] for i in range(1, j + 1)), arb(0)) / j
+    return g
+
+
 def _random_light_and_heavy(rng, k):
     """Random light weights and a few heavy ones: the exact ``e_k`` of all, the light weights and
     the heavy ``e_i`` as arbs."""
