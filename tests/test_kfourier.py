@@ -488,7 +488,6 @@ def test_series_enclosure_contains_every_point_of_the_box(k, monkeypatch):
     point; the Taylor form alone, without the corner bounds.  Fails with the majorant's row or
     its third order left out (k = 120)."""
     from flint import arb, arb_poly
-    from exactdp.reductions.kfourier import settings
     from exactdp.reductions.kfourier.series import Series as _Series, monotone_pieces as _monotone
     rng = random.Random(5 * k)
     tau = 0.7 if k < 100 else 0.3
@@ -761,6 +760,24 @@ def test_fine_settings_narrow_the_floor_at_k_200():
     assert plain.eta.lower <= fine.eta.lower <= fine.eta.upper <= plain.eta.upper
     assert float(fine.eta.width) < 0.3 * float(plain.eta.width)
     assert float(fine.eta.width) < 1e-3 * float(fine.eta.upper)
+
+
+@pytest.mark.slow
+def test_majorant_and_pilot_narrow_k_200_q_034(monkeypatch):
+    """L = 40, N = 10^7, k = 200, q = 0.34, lambda = e^2, 000's direction (eta ~ 0.88), tol 1e-2:
+    the pilot walk at PILOT_MAX (not at 100 tol = 1, where it weighed no leaf) gives a shift, and
+    the series' remainder by a majorant (series module doc) halves the width against the ball
+    form with the same shift (0.111 -> 0.052: the leaves' two points 0.76 -> 0.11 sd of Y apart);
+    both enclosures overlap a seeded Monte Carlo estimate (0.8791 +- 0.0023, session 34)."""
+    P = canonical_pair(10**7, 40, 200)
+    new = kfourier_details(P, "0.34", eps=2, tol=1e-2)
+    assert new.alpha > 50
+    monkeypatch.setattr(settings, "SERIES_MAJORANT", False)
+    old = kfourier_details(P, "0.34", eps=2, tol=1e-2, alpha=new.alpha, extra_light=new.extra_light)
+    for r in (new, old):
+        assert r.eta.lower < Fraction("0.8906") and r.eta.upper > Fraction("0.8676"), r.eta
+    assert float(new.eta.width) < 0.07 * float(new.eta.upper)
+    assert float(new.eta.width) < 0.6 * float(old.eta.width)
 
 
 # ------------------------------------------------------------------ delta as a difference of etas

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import ctx
+from flint import arb, ctx
 
 from ...core.errors import CapacityError, ParameterError, PrecisionError
 from ...core.interval import Interval, arb_to_interval
@@ -70,7 +70,8 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
     times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
     ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``; with a ``deadline``, within
     ``settings.PILOT_SHARE`` of the time left (a pilot cut short gives the ``alpha`` of the
-    leaves it weighed).  (With the first pilot only, every walk at eta below ~1e-7 ran with
+    leaves it weighed); where no walk weighs a leaf, the first-order shift at the Maclaurin
+    threshold point (eta near 1: every node of a coarse pilot decided).  (With the first pilot only, every walk at eta below ~1e-7 ran with
     ``alpha = 0``: ``p_2`` uncancelled, the relative width stuck at 2.5e-2 at ``k = 16``,
     ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
     if deadline is not None:
@@ -94,10 +95,16 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
                                                             float_hi(run.hi + run.dropped)))
         if i == settings.PILOT_TRIES - 2:
             t = tol * 100
-    if not run.pilot_den > 0:
-        return 0.0
-    a = run.pilot_num / run.pilot_den
     wmax = float(run.wmax)
+    if not run.pilot_den > 0:
+        # no leaf weighed (eta near 1 at a coarse pilot: every node decided): the first-order
+        # shift at the Maclaurin threshold point x = (thr k! / kappa)^(1/k), alpha = (k - 1) / (2 x)
+        # (bracket module doc; forward, L = 40, N = 10^7, lam = e^2, k = 64, q = 0.32, tol 3e-4:
+        # relative width 9.7e-3 with alpha = 0, 3.6e-3 with this 30.5 or the pilot's 33.2 at 3e-6)
+        x = float(((run.thr * arb.fac_ui(run.k) / run.kappa).log() / run.k).exp())
+        a = (run.k - 1) / (2 * x) if x > 0 and math.isfinite(x) else 0.0
+        return float(min(max(a, 0.0), 0.5 / wmax)) if wmax > 0 else 0.0
+    a = run.pilot_num / run.pilot_den
     return float(min(max(a, 0.0), 0.5 / wmax)) if wmax > 0 else 0.0
 
 
