@@ -65,15 +65,15 @@ def _pilot_alpha(red, q, lam, eps, tol, prec, *, max_nodes, changed=None, upper=
     A float, used exactly; any ``alpha`` in ``[0, 1 / w_max)`` gives a valid enclosure.
 
     The pilot runs at ``max(100 tol, settings.PILOT_TOL)``, at most at ``settings.PILOT_MAX``
-    (or ``tol``, if coarser); where it weighs no leaf (eta far
-    below that tol: every node decided or dropped) it runs again at ``settings.PILOT_BELOW``
+    (or ``tol``, if coarser); where it weighs no leaf (eta far below that tol: every node
+    decided or dropped) it runs again at ``settings.PILOT_BELOW``
     times the scale of its own ends (:func:`tiny_scale`; at least ``100 tol``), at most
     ``settings.PILOT_TRIES`` walks in all, the last at ``100 tol``; with a ``deadline``, within
     ``settings.PILOT_SHARE`` of the time left (a pilot cut short gives the ``alpha`` of the
     leaves it weighed); where no walk weighs a leaf, the first-order shift at the Maclaurin
-    threshold point (eta near 1: every node of a coarse pilot decided).  (With the first pilot only, every walk at eta below ~1e-7 ran with
-    ``alpha = 0``: ``p_2`` uncancelled, the relative width stuck at 2.5e-2 at ``k = 16``,
-    ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
+    threshold point (eta near 1: every node of a coarse pilot decided).  (With the first pilot
+    only, every walk at eta below ~1e-7 ran with ``alpha = 0``: ``p_2`` uncancelled, the relative
+    width stuck at 2.5e-2 at ``k = 16``, ``q = 0.39``; ``benchmarks/RESULTS.md``, session 18.)"""
     if deadline is not None:
         # a share of the time left: the walk after it needs the rest (k = 64, q = 0.40: a pilot
         # at 100 tol = 2e-25 took the whole 600 s)

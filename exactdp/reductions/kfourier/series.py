@@ -162,7 +162,7 @@ coefficients plus ``kappa sum_j |A_(k-j)| W_j``, ``W = rhohat + (sum r_i |d_i|) 
 (``A_m = sum_i e_i(H) D_(m-i)`` and ``D_j(Y, p) >= 0``, ``j < k``, at every ``p`` of the box, the
 centre with the capped ``p_i = 0`` among them; "Monotonicity in Y" above), and ``W_0 = 0``, so the
 remainder is ``kappa [t^k] E_H e^(tY) (G0 W)``: one more row per box (:attr:`Box.rest`, weight
-``[-1, 1]``), no cost per point.  At that leaf the box's enclosure fell from ``[0.19, 10.2]`` to
+``[-1, 1]``) in the same matrix product.  At that leaf the box's enclosure fell from ``[0.19, 10.2]`` to
 ``[4.91, 5.50]`` (``F ~ 5.2``; now the first-order terms and the majorant's ``p_5`` cap and third
 order share it), the leaves' gap to 0.11 sd, and ``eta``'s relative width at ``tol = 1e-2`` with
 the pilot's shift from 0.111 to 0.052 in the same time (``benchmarks/RESULTS.md``, session 35).
@@ -338,7 +338,7 @@ class Box:
             for j in range(n):
                 # exp(D) - 1 - D - D^2 / 2 (D = dhat, nonnegative; 0 below t^3), the first
                 # order's and the second order's ball terms
-                m3 = ex[j] - dhat[j] - sq[j] / 2 - (1 if j == 0 else 0) if j >= 3 else arb(0)
+                m3 = ex[j] - dhat[j] - sq[j] / 2 if j >= 3 else arb(0)
                 m3 = arb(m3.upper()) if m3.upper() > 0 else arb(0)
                 # in arb (no float): the terms near t^k lie below the double range at large k
                 W.append(arb((rho[j] + cross[j] + rr[j] / 2 + m3).upper()))
