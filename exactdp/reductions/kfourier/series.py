@@ -258,8 +258,10 @@ class Box:
         Q(t) = sum_(i=2)^I (-1)^(i-1) p_i (t^i - tau^(i-1) t) / i  +  (the rest, as balls),
         d_i = dQ/dp_i = (-1)^(i-1) (t^i - tau^(i-1) t) / i."""
 
-    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None, gamma=None):
+    def __init__(self, k, tau, iv, wmax, P2hi, P3hi, *, beta=None, gamma=None, majorant=None):
         n = k + 1
+        # the remainder by a majorant (module doc) or the ball form: by the settings (None)
+        self.majorant = settings.SERIES_MAJORANT if majorant is None else bool(majorant)
         self.k, self.tau, self.iv = k, tau, dict(iv)
         self.beta = arb(0) if beta is None else beta    # Y's extra beta p_3 (module doc)
         # Y's extra gamma p_4 (the tilted strategy, :mod:`~exactdp.reductions.kfourier.tilt`; needs
@@ -316,7 +318,7 @@ class Box:
                         q[j] += c * vals[i]
             return q
         dp = {i: arb_poly(self.d[i]) for i in self.vars}
-        if settings.SERIES_MAJORANT:
+        if self.majorant:
             # the centre's G0 without the balls (module doc, "The remainder by a majorant"): every
             # row a point's polynomial, the balls and the third order in the majorant W
             self.G0 = _exp_series(Q(self.pbar, [arb(0)] * n), n)
@@ -373,7 +375,8 @@ class Box:
         for i in self.vars:
             if i >= 4:
                 iv[i] = (arb(0), arb(min(float_hi(P3hi * self.wmax ** (i - 3)), float_hi(P2hi * self.wmax ** (i - 2)))))
-        return Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta, gamma=self.gamma)
+        return Box(self.k, self.tau, iv, self.wmax, P2hi, P3hi, beta=self.beta, gamma=self.gamma,
+                   majorant=self.majorant)
 
     def halves(self):
         """The box cut in two at the middle of its ``p_2`` range (``p_3 <= w_max p_2`` on each)."""
@@ -389,7 +392,8 @@ class Box:
             for i in self.vars:
                 if i >= 4:
                     iv[i] = (arb(0), arb(min(float_hi(p3hi * self.wmax ** (i - 3)), float_hi(b * self.wmax ** (i - 2)))))
-            out.append(Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta, gamma=self.gamma))
+            out.append(Box(self.k, self.tau, iv, self.wmax, b, p3hi, beta=self.beta, gamma=self.gamma,
+                           majorant=self.majorant))
         return out
 
     def contains(self, other: "Box") -> bool:
