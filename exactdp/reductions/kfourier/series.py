@@ -353,7 +353,6 @@ class Box:
             self.W = self.rest = None
         # every operand converted to arb_poly once (G0, GB, each d_i; G_i kept as its truncated
         # arb_poly): the products of _mul without its list <-> arb_poly round trips
-        self.g0 = g0
         self.polys = [self.G0] + [padded_coeffs(g0 * dp[i], n) for i in self.vars]
         self.pairs = []
         for a, i in enumerate(self.vars):
