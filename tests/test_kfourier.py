@@ -318,6 +318,9 @@ def test_hull_runs_bound_by_their_ends(monkeypatch, run_width):
     P, q, lam = canonical_pair(200_000, 12, 2), "3/10", Fraction(6, 5)
     monkeypatch.setattr(settings, "HULL_ITEM", 0.0)
     monkeypatch.setattr(settings, "HULL_SEG", 0.0)
+    # no representatives above the last split: their children carry a lower side's mass
+    # without the upper's (walk.Walk.rep_group), and the runs' pairing below asks for both
+    monkeypatch.setattr(settings, "GROUP_REPS", False)
     a = kfourier_eta(P, q, lam, tol=1e-2)
     monkeypatch.setattr(settings, "HULL_SEG", 1.0)
     monkeypatch.setattr(settings, "HULL_RUN_WIDTH", run_width)

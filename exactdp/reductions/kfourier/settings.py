@@ -72,9 +72,13 @@ HULL_ITEM = 1e-5
 #: where a float estimate of ``f`` says a run leaves more than ``tol * HULL_RUN_WIDTH`` open
 #: (:meth:`walk.Walk.hull_runs`).  At ``k = 8``, ``q = 0.30``, ``tol = 1e-4`` (two runs at a time):
 #: child by child 72,094 Fourier items, width 3.21e-4, 229 CPU s; (1e-3, 0) 44,005, 4.16e-4, 179 s;
-#: (3e-2, 1e-4) 44,048, 3.67e-4, 147 s; (0.1, 1e-3) 29,170, 7.37e-4, 129 s
+#: (3e-2, 1e-4) 44,048, 3.67e-4, 147 s; (0.1, 1e-3) 29,170, 7.37e-4, 129 s.  ``HULL_RUN_WIDTH``
+#: was 1e-4 until session 36: where eta is near 1 the last split's groups hold ~10^5 runs, each
+#: allowed its ``tol * HULL_RUN_WIDTH`` (``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 64``,
+#: ``q = 0.32``, tol 1e-3, one walk, with ``REP_OPEN`` 1e-3: width 5.1e-3 -> 1.8e-3 with 1e-6,
+#: Fourier items 125k -> 374k, 194 -> 271 s; ``benchmarks/RESULTS.md``, session 36)
 HULL_SEG = 3e-2
-HULL_RUN_WIDTH = 1e-4
+HULL_RUN_WIDTH = 1e-5
 
 #: a leaf's null count in the Fourier integral rounded to a multiple of ``2^j``, the largest
 #: power of two at most ``N_GRID_REL * sqrt(n)`` (``n`` the null outputs), down for the lower side
@@ -315,9 +319,12 @@ DELTA_TINY_PASSES = 8
 #: group's one run left its whole mass open (``L = 40``, ``N = 10^7``, ``lam = e^2``, one walk:
 #: ``k = 16``, ``q = 0.41``, tol 1e-90: width 7.47 -> 1.08 tol; ``k = 64``, ``q = 0.40``, tol 1e-19:
 #: 1.83 -> 0.16 tol; ``k = 200``, ``q = 0.38``, tol 1e-4: 4.99 -> 2.49 tol; ``k = 64``, ``q = 0.38``,
-#: tol 1e-7: 4.75 -> 1.63 tol; nodes and time the same; ``benchmarks/RESULTS.md``, session 21)
+#: tol 1e-7: 4.75 -> 1.63 tol; nodes and time the same; ``benchmarks/RESULTS.md``, session 21).
+#: ``REP_OPEN`` was 1e-2 until session 36: the groups left below it are many where eta is near 1
+#: (``k = 64``, ``q = 0.32``, tol 1e-3: 7,152 groups above the last split held 5.1e-3 of a width of
+#: 6.3e-3; with 1e-3 2.3e-4, nodes 13,374 -> 16,358)
 GROUP_REPS = True
-REP_OPEN = 1e-2
+REP_OPEN = 1e-3
 REP_SEG = 1e-2
 
 #: a walk with a ``progress`` callable reports its node count at most this often (seconds)
