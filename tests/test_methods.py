@@ -207,6 +207,35 @@ def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
         assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] == pytest.approx(second)
 
 
+def test_kfourier_passes_predict_by_the_growth_they_measured(monkeypatch):
+    # passes whose time grows as tol^-0.25 (k = 128, q = 0.36: 184 s at 1.9e-4, 242 s at 6.5e-5):
+    # after the coarse pass (1 s), one at KFOURIER_TOL0 (100 s) and one 3x finer (132 s) with
+    # 200 s left, COST_EXPONENT's 0.5 predicts the next, 3x finer again, at 228 s and does not
+    # start it; the growth the last two passes measured (0.25) predicts 173 s, and it is started.
+    # Passes growing as assumed (0.5) still stop there.  Width 10 tol: eta = 1/10 to 3 digits
+    # only from tol 1e-5 on
+    from types import SimpleNamespace
+    from exactdp.reductions import kfourier
+    P32 = canonical_pair(10**7, 40, 32)
+
+    def run(growth):
+        now = [0.0]
+        monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
+        fake = kfourier.kfourier_details
+
+        def timed(*a, tol, **kw):
+            now[0] += 1.0 if tol > methods.KFOURIER_TOL0 else 100 * (methods.KFOURIER_TOL0 / tol) ** growth
+            return fake(*a, tol=tol, **kw)
+        monkeypatch.setattr(kfourier, "kfourier_details", timed)
+        deadline = 1.0 + 100.0 + 100 * methods.KFOURIER_SHRINK ** growth + 200.0
+        methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 3, deadline=deadline)
+        return asked
+    slow, assumed = run(0.25), run(0.5)
+    assert assumed[:2] == [methods.KFOURIER_TOL0_COARSE, methods.KFOURIER_TOL0] and len(assumed) == 3
+    assert len(slow) == 4 and slow[3] == pytest.approx(slow[2] / methods.KFOURIER_SHRINK)
+
+
 def _upper_only_passes(monkeypatch, P, q, deadline, seconds, upper):
     """The tols ``methods._kfourier_passes`` asks of fake walks on a fake clock: a walk at ``tol``
     takes ``seconds(tol)`` and returns ``[0, upper(tol)]``."""

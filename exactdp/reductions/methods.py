@@ -321,7 +321,9 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     budget too short for the first fine pass still leaves a two-sided enclosure, every next
     pass is no finer than the time left allows (:func:`~exactdp.reductions.kfourier.budget_tol`),
     and one expected to outlast the budget is not started
-    (:func:`~exactdp.reductions.kfourier.pass_out_of_time`).
+    (:func:`~exactdp.reductions.kfourier.pass_out_of_time`; with the growth of the last two located
+    passes' times where it was slower than assumed:
+    :func:`~exactdp.reductions.kfourier.measured_exponent`).
     A pass whose tol lies above its own upper end (tiny eta: ~1e-33 at L = 40, N = 10^7, k = 2,
     q = 0.40), or whose ends lie more than ``KFOURIER_LOCATED`` apart, does not count against
     ``KFOURIER_PASSES`` (at most ``KFOURIER_TINY_PASSES`` of them); after a tiny one
@@ -332,7 +334,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     floor) that is not narrower than the pass before it ends the passes.  (Until session 17 the
     passes stopped at an absolute width of 1e-9.)"""
     from ..core.errors import PrecisionError
-    from .kfourier import kfourier_details, next_pass_tol, settings as kf_settings, tiny_scale
+    from .kfourier import kfourier_details, measured_exponent, next_pass_tol, settings as kf_settings, tiny_scale
     rel = Fraction(1, 10 ** digits)
     coarse = deadline is not None and P.k >= kf_settings.COARSE_FROM_K
     iv, t, last, strikes, hint = None, KFOURIER_TOL0_COARSE if coarse else KFOURIER_TOL0, None, 0, {}
@@ -342,6 +344,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     shift_located = False                      # the shift handed on came from a located pass
     heavier_from = None                        # the width of the pass after which a level went heavy
     first_pass = None                          # (tol, nodes) of the first pass at KFOURIER_TOL0 or finer
+    timed = None                               # (tol, seconds) of the last located walk pass
     began = time.monotonic()
     for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
@@ -451,9 +454,15 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             else:
                 nxt = max(goal / max(w / t, 1.0), t / KFOURIER_JUMP)
         # no finer than the time left allows (a pass far above eta only past a share of the
-        # budget: kfourier.pass_budget_tol)
+        # budget: kfourier.pass_budget_tol); whether it fits, by the growth of the last two located
+        # passes' times where it was slower (kfourier.measured_exponent)
+        now = time.monotonic()
+        exponent = None
+        if located and not tiny:
+            exponent = None if timed is None else measured_exponent(*timed, t, now - start)
+            timed = (t, now - start)
         t = next_pass_tol(t, nxt, shrink=KFOURIER_SHRINK, floor=floor, start=start, began=began,
-                          now=time.monotonic(), deadline=deadline, up=up)
+                          now=now, deadline=deadline, up=up, exponent=exponent)
         if t is None:
             break                              # it would be cut short: the answer now
     return iv

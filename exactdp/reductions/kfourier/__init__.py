@@ -72,10 +72,10 @@ from __future__ import annotations
 from fractions import Fraction  # noqa: F401  (the doctest above)
 
 from .api import KDelta, KFourier, budget_tol, kfourier_delta, kfourier_delta_details, kfourier_details, \
-    kfourier_eta, next_pass_tol, pass_budget_tol, pass_out_of_time, tiny_scale
+    kfourier_eta, measured_exponent, next_pass_tol, pass_budget_tol, pass_out_of_time, tiny_scale
 from .settings import MIN_OUTPUTS
 from .tilt import KTilted, ktilted_delta, ktilted_eta
 
 __all__ = ["KFourier", "KDelta", "kfourier_eta", "kfourier_details", "kfourier_delta",
-           "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "next_pass_tol",
+           "kfourier_delta_details", "budget_tol", "pass_budget_tol", "pass_out_of_time", "measured_exponent", "next_pass_tol",
            "tiny_scale", "MIN_OUTPUTS", "KTilted", "ktilted_eta", "ktilted_delta"]

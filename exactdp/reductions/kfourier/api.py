@@ -396,7 +396,7 @@ def pass_budget_tol(t: float, start: float, began: float, now: float, deadline: 
 
 
 def pass_out_of_time(t: float, nxt: float, start: float, now: float, deadline: float | None, *,
-                     up: float) -> bool:
+                     up: float, exponent: float | None = None) -> bool:
     """Whether a pass at ``nxt`` is expected to outlast the time budget, a pass at ``t`` (upper end
     ``up``) having run from ``start`` to ``now`` (``time.monotonic()`` instants) and the time
     growing as ``tol^-settings.COST_EXPONENT``.  Such a pass is not started: cut short at the
@@ -404,7 +404,8 @@ def pass_out_of_time(t: float, nxt: float, start: float, now: float, deadline: f
     6.7e-24 ran the last 227 s for [7e-22, 1] after one at 2.0e-23 had taken 200 s).  False
     without a budget, and after a pass far above its quantity (``up < settings.TINY_FAR * t``:
     such a pass says little of the next one's cost, which a leap may take to the quantity's scale;
-    :func:`pass_budget_tol`).
+    :func:`pass_budget_tol`).  ``exponent``: the growth measured by the passes so far
+    (:func:`measured_exponent`), in place of ``settings.COST_EXPONENT``.
 
     >>> [pass_out_of_time(1e-6, 1e-7, 0.0, 10.0, dl, up=1e-5) for dl in (50.0, 30.0)]
     [False, True]
@@ -413,22 +414,46 @@ def pass_out_of_time(t: float, nxt: float, start: float, now: float, deadline: f
     """
     if deadline is None or not nxt < t or up < settings.TINY_FAR * t:
         return False
-    return (now - start) * (t / nxt) ** settings.COST_EXPONENT > deadline - now
+    e = settings.COST_EXPONENT if exponent is None else exponent
+    return (now - start) * (t / nxt) ** e > deadline - now
+
+
+def measured_exponent(t1: float, s1: float, t2: float, s2: float) -> float:
+    """The growth of a pass's time as ``tol^-e`` measured by two passes (at ``t1`` in ``s1``
+    seconds, then at a finer ``t2`` in ``s2``), at most ``settings.COST_EXPONENT`` and at least
+    ``settings.COST_EXPONENT_MEASURED_MIN``; ``settings.COST_EXPONENT`` where the two say nothing
+    (``t2`` not finer, a time not positive).  It only lowers the predicted cost of the next pass
+    where the walk's own passes grew slower (``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 128``,
+    ``q = 0.36``: 184 s at 1.9e-4, 242 s at 6.5e-5, ``e`` = 0.25: with 0.5 the pass at 2.2e-5 was
+    predicted to take 419 s of the 416 left and the passes stopped at relative width 1.4e-3;
+    ``benchmarks/RESULTS.md``, session 36).  A float choice of the passes: every pass is certified,
+    and one cut short by the deadline still returns its wider enclosure.
+
+    >>> round(measured_exponent(1.94e-4, 184.0, 6.48e-5, 242.0), 2)
+    0.25
+    >>> measured_exponent(1e-4, 10.0, 1e-4, 20.0) == settings.COST_EXPONENT
+    True
+    """
+    if not (0 < t2 < t1 and s1 > 0 and s2 > 0):
+        return settings.COST_EXPONENT
+    e = math.log(s2 / s1) / math.log(t1 / t2)
+    return min(settings.COST_EXPONENT, max(e, settings.COST_EXPONENT_MEASURED_MIN))
 
 
 def next_pass_tol(t: float, nxt: float, *, shrink: float, floor: float, start: float, began: float,
-                  now: float, deadline: float | None, up: float) -> float | None:
+                  now: float, deadline: float | None, up: float, exponent: float | None = None) -> float | None:
     """The next pass's tol from the one aimed at, ``nxt``: no finer than the budget allows
     (:func:`pass_budget_tol`), at least ``shrink`` times finer than ``t``, not below ``floor``;
-    ``None`` where that pass is expected to outlast the budget (:func:`pass_out_of_time`).  Shared
-    by the eta passes (methods) and :func:`kfourier_delta_details`.
+    ``None`` where that pass is expected to outlast the budget (:func:`pass_out_of_time`, with
+    ``exponent``: :func:`measured_exponent`).  Shared by the eta passes (methods) and
+    :func:`kfourier_delta_details`.
 
     >>> kw = dict(shrink=3.0, floor=0.0, start=0.0, began=0.0, now=10.0, up=1e-5)
     >>> next_pass_tol(1e-6, 1e-9, deadline=None, **kw), next_pass_tol(1e-6, 1e-9, deadline=25.0, **kw)
     (1e-09, None)
     """
     nxt = max(min(max(nxt, pass_budget_tol(t, start, began, now, deadline, up=up)), t / shrink), floor)
-    return None if pass_out_of_time(t, nxt, start, now, deadline, up=up) else nxt
+    return None if pass_out_of_time(t, nxt, start, now, deadline, up=up, exponent=exponent) else nxt
 
 
 def tiny_scale(lo: float, up: float, *, k: int = 1) -> float:

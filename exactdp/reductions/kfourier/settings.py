@@ -265,6 +265,10 @@ DELTA_TOL0_COARSE = 1e-3
 #: left: a pass the budget cuts short settles one side only, a coarser one that finishes both
 COST_EXPONENT = 0.5
 BUDGET_SAFETY = 2.0
+#: ... and whether the next eta pass would outlast the budget is predicted with the growth the last
+#: two walk passes measured, where it is slower, but no slower than this
+#: (:func:`~exactdp.reductions.kfourier.api.measured_exponent`)
+COST_EXPONENT_MEASURED_MIN = 0.2
 #: ... and where eta lies below the pass's own tol (tiny eta, q >= 0.40) as tol^-COST_EXPONENT_TINY:
 #: the walk decides nearly every node far out (walk module doc, "Far decisions"); k = 2, q = 0.40:
 #: 1.7 s at 1e-34, 5.8 s at 1e-38 (0.13)

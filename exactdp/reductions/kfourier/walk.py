@@ -97,7 +97,10 @@ tiny that bound is what the groups cost: a group holds one to three children of 
 together and ``f`` jumps from ~0 to ~1 across them, so with ``REP_SEG = 1`` (until session 21)
 each group's single run left its whole mass open (``k = 16``, ``q = 0.41``, tol 1e-90: 161
 groups, ~3 of the width's 7.47 tol; now each such child is its own run, the width 1.08 tol, with
-fewer nodes: 6,392 -> 6,025).
+fewer nodes: 6,392 -> 6,025).  Where eta is near 1 the groups left below ``REP_OPEN`` are many
+instead (``k = 64``, ``q = 0.32``, tol 1e-3: 7,152 of them held 5.1e-3 of a width of 6.3e-3 with
+``REP_OPEN`` 1e-2, 2.3e-4 with 1e-3; and the last split's ~10^5 hull runs each their ``tol *
+HULL_RUN_WIDTH``: ``benchmarks/RESULTS.md``, session 36).
 
 **Rounded counts in the integral (``N_GRID_REL``).**  The same coupling lets a Fourier item use
 another null count: rounded down to a multiple of ``g`` for the lower side (``P[Y > s]`` of fewer
