@@ -76,7 +76,8 @@ HULL_ITEM = 1e-5
 #: was 1e-4 until session 36: where eta is near 1 the last split's groups hold ~10^5 runs, each
 #: allowed its ``tol * HULL_RUN_WIDTH`` (``L = 40``, ``N = 10^7``, ``lam = e^2``, ``k = 64``,
 #: ``q = 0.32``, tol 1e-3, one walk, with ``REP_OPEN`` 1e-3: width 5.1e-3 -> 1.8e-3 with 1e-6,
-#: Fourier items 125k -> 374k, 194 -> 271 s; ``benchmarks/RESULTS.md``, session 36)
+#: Fourier items 125k -> 374k, 194 -> 271 s; with ``REP_OPEN`` 1e-2: 9.4e-3 -> 6.7e-3 with 1e-5
+#: (232k items) and 6.3e-3 with 1e-6 (351k): 1e-5 taken; ``benchmarks/RESULTS.md``, session 36)
 HULL_SEG = 3e-2
 HULL_RUN_WIDTH = 1e-5
 
