@@ -28,8 +28,8 @@ deviations (~1e-14) was the walk's floor: the upper end followed tol (8.9e-14, 4
 and decay bands are asked for ``tol * max(1, SMOOTH_MASS / W)``, ``W`` the items' total mass (their
 errors enter the width times ``W``): at tol 1e-34 the decay bands of a smoothing at tol's own
 resolution took 298 of the walk's 300 s, the walk now 1.7 s.  Further out the passes still reach
-eta (``k = 2``, ``q = 0.41``: [1.39e-153, 1.40e-153] in seconds; ``k = 16``: [6.89412e-88,
-6.89468e-88] in 53 s (session 23), seven passes, the last at tol 2.6e-92), but where eta is a
+eta (``k = 2``, ``q = 0.41``: [1.39e-153, 1.40e-153] in seconds; ``k = 16``: [6.89422e-88,
+6.89462e-88] (session 36; 53 s in session 23, seven passes, the last at tol 2.6e-92)), but where eta is a
 large deviation of many heavy outputs (``k = 2`` from ``q = 0.42``) the decisions give only an
 upper bound (the root decided below; the passes' float tols end near 1e-300) and a walk at eta's scale is out of reach (``k = 2``, ``q = 0.41``, tol 4e-195, 40 decades
 below eta: over 600 s); the forward direction's far tails are tilted instead
