@@ -3,6 +3,7 @@ names, the shared knobs (tol, max_nodes, step), and agreement with the exact rat
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -324,6 +325,23 @@ def test_kfourier_passes_take_the_fine_settings_at_the_floor(monkeypatch):
     methods._kfourier_passes(canonical_pair(10**7, 40, 200), Fraction(1, 3), 2, None, False, 4)
     i = fines.index(True)
     assert i >= 2 and not any(fines[:i]) and all(fines[i:]) and asked[i] == asked[i - 1]
+
+
+def test_kfourier_passes_take_a_width_of_many_tols_for_the_floor(monkeypatch):
+    # a located pass wider than FLOOR_TOLS times its tol (here 50 tol at the first pass) is at
+    # the series' floor at once: the next pass takes the fine settings at the same tol, not a
+    # finer default pass first (forward, k = 200, q = 0.34: 153 tol at 1e-4, then 842 s at
+    # 3.3e-5 for no narrower); with the rule off (FLOOR_TOLS infinite) the second pass is finer
+    from exactdp.reductions.kfourier import settings as kf_settings
+    fines = []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 5e-3), fines=fines)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    assert fines[:2] == [None, True] and asked[1] == asked[0]
+    monkeypatch.setattr(kf_settings, "FLOOR_TOLS", math.inf)
+    fines.clear()
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 5e-3), fines=fines)
+    methods._kfourier_passes(_K16, Fraction(1, 3), 2, None, False, 4)
+    assert not fines[1] and asked[1] < asked[0]
 
 
 def test_kfourier_passes_go_heavier_at_the_fine_floor(monkeypatch):

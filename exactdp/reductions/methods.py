@@ -309,7 +309,8 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     heavy-node tolerance passes (``KFOURIER_TOL0`` ...; each enclosure is
     certified, so the result is their intersection); a first pass that cannot certify
     (``PrecisionError``) is out of the strategy's reach (``CapacityError``: auto goes on).  A pass
-    not 20 % narrower than the last marks the default series enclosure's floor: below
+    not 20 % narrower than the last, or one wider than ``FLOOR_TOLS`` times its tol, marks the
+    default series enclosure's floor: below
     ``FINE_K_LIMIT`` (from it, where the first pass walked more than ``HEAVIER_FIRST_NODES``)
     the next passes take the fine series settings (from the same tol); one more
     such pass (two where the fine settings are not taken) ends the passes, and so does a pass
@@ -402,6 +403,12 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break
         heavier_from = None
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0
+        if located and t <= KFOURIER_TOL0 and w > kf_settings.FLOOR_TOLS * t:
+            # a width of this many tols is the series enclosure's floor, not the walk's
+            # allowances (a few tols): the strike without a finer pass to show it (forward,
+            # k = 200, q = 0.34: 1.53e-2 at 1e-4, then 1.68e-2 at 3.3e-5 in 842 s; the fine
+            # settings at 1e-3 2.6e-3 in 401 s)
+            strikes = max(strikes, 1)
         large_first = first_pass is not None and first_pass[1] > kf_settings.HEAVIER_FIRST_NODES
         if strikes and not run.fine and (P.k < kf_settings.FINE_K_LIMIT or large_first):
             # the default series enclosure's floor: the next passes with the fine one (narrower,

@@ -364,6 +364,13 @@ HEAVIER_NODES = 1000
 #: q = 0.351 2.3e-3 -> 4.9e-4)
 HEAVIER_FIRST_NODES = 2000
 
+#: a located eta pass (at KFOURIER_TOL0 or finer) wider than this many times its tol is at the
+#: series enclosure's floor (:func:`~exactdp.reductions.methods._kfourier_passes`): the walk's
+#: own allowances leave a few tols (forward, L = 40, N = 10^7, lam = e^2: 2.6 .. 7.4 tol at
+#: k = 128, q = 0.34; ~9 at k = 64, q = 0.32 before session 36's allowances), the series'
+#: floor far more (k = 200, q = 0.34: 153 tol at 1e-4, 505 at 3.3e-5; session 37)
+FLOOR_TOLS = 30.0
+
 #: the lower-tail product bound (:mod:`~exactdp.reductions.kfourier.lowertail`): its heavy levels
 #: hold at most this many outputs on average (each level's count law is summed term by term in arb)
 LOWER_TAIL_MAX_COUNT = 2000
