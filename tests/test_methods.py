@@ -344,6 +344,32 @@ def test_kfourier_passes_take_a_width_of_many_tols_for_the_floor(monkeypatch):
     assert not fines[1] and asked[1] < asked[0]
 
 
+def test_kfourier_passes_take_the_floor_under_a_budget(monkeypatch):
+    # under a budget the pass after the coarse one may be coarser than KFOURIER_TOL0 (forward,
+    # k = 200, q = 0.34, 1800 s: 1.9e-4, 74 tol wide): it still counts as the first pass (its
+    # walk's size decides the fine settings from FINE_K_LIMIT on) and its width of many tols
+    # as the floor, so the next pass takes the fine settings at its tol; the coarse pass's
+    # width (10 tol here, it may be more) is never taken for the floor
+    from types import SimpleNamespace
+    from exactdp.reductions import kfourier
+    from exactdp.reductions.kfourier import settings as kf_settings
+    monkeypatch.setattr(kf_settings, "HEAVIER_FIRST_NODES", 0)
+    now = [0.0]
+    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    fines = []
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 0.09), fines=fines)
+    fake = kfourier.kfourier_details
+
+    def timed(*a, tol, **kw):
+        now[0] += 100 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
+        return fake(*a, tol=tol, **kw)
+    monkeypatch.setattr(kfourier, "kfourier_details", timed)
+    methods._kfourier_passes(canonical_pair(10**7, 40, 200), Fraction(1, 3), 2, None, False, 3,
+                             deadline=900.0)
+    assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] > methods.KFOURIER_TOL0
+    assert fines[:3] == [None, None, True] and asked[2] == asked[1]
+
+
 def test_kfourier_passes_go_heavier_at_the_fine_floor(monkeypatch):
     # width never below 1e-3, a small walk (one node): after the fine settings' floor the next
     # pass, at the same tol, enumerates one light level more (extra_light one lower, once:

@@ -344,10 +344,11 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
     leap = 1.0                                 # tiny eta without a lower end: the passes' leap
     shift_located = False                      # the shift handed on came from a located pass
     heavier_from = None                        # the width of the pass after which a level went heavy
-    first_pass = None                          # (tol, nodes) of the first pass at KFOURIER_TOL0 or finer
+    first_pass = None                          # (tol, nodes) of the first pass at KFOURIER_TOL0 or finer,
+                                               # or the first after the coarse one
     timed = None                               # (tol, seconds) of the last located walk pass
     began = time.monotonic()
-    for _ in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
+    for walked in range(KFOURIER_PASSES + coarse + KFOURIER_TINY_PASSES):
         if normal >= KFOURIER_PASSES + coarse:
             break
         normal += 1
@@ -394,7 +395,10 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             last, t = float(got.width), min(t / KFOURIER_SHRINK, B / (1.01 * kf_settings.LOWER_TAIL_ACCEPT))
             continue
         w = float(got.width)
-        if first_pass is None and t <= KFOURIER_TOL0 and run.method != "lower tail":
+        coarse_pass = coarse and walked == 0
+        if first_pass is None and not coarse_pass and run.method != "lower tail":
+            # at KFOURIER_TOL0 or, where the budget keeps the pass after the coarse one coarser
+            # (k = 200, q = 0.34, 1800 s: 1.9e-4), that one
             first_pass = (t, run.nodes)
         if heavier_from is not None and w > 0.8 * heavier_from:
             # one more level enumerated as heavy did not narrow the enclosure: the floor is not the
@@ -403,7 +407,7 @@ def _kfourier_passes(P: Pair, q: Fraction, lam, eps, inclusive: bool, digits: in
             break
         heavier_from = None
         strikes = strikes + 1 if last is not None and w > 0.8 * last else 0
-        if located and t <= KFOURIER_TOL0 and w > kf_settings.FLOOR_TOLS * t:
+        if located and not coarse_pass and w > kf_settings.FLOOR_TOLS * t:
             # a width of this many tols is the series enclosure's floor, not the walk's
             # allowances (a few tols): the strike without a finer pass to show it (forward,
             # k = 200, q = 0.34: 1.53e-2 at 1e-4, then 1.68e-2 at 3.3e-5 in 842 s; the fine
