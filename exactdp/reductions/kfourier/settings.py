@@ -364,11 +364,13 @@ HEAVIER_NODES = 1000
 #: q = 0.351 2.3e-3 -> 4.9e-4)
 HEAVIER_FIRST_NODES = 2000
 
-#: a located eta pass (at KFOURIER_TOL0 or finer) wider than this many times its tol is at the
-#: series enclosure's floor (:func:`~exactdp.reductions.methods._kfourier_passes`): the walk's
-#: own allowances leave a few tols (forward, L = 40, N = 10^7, lam = e^2: 2.6 .. 7.4 tol at
-#: k = 128, q = 0.34; ~9 at k = 64, q = 0.32 before session 36's allowances), the series'
-#: floor far more (k = 200, q = 0.34: 153 tol at 1e-4, 505 at 3.3e-5; session 37)
+#: a located eta pass (not the coarse one) wider than this many times its tol is at the series
+#: enclosure's floor (:func:`~exactdp.reductions.methods._kfourier_passes`): the walk's own
+#: allowances leave a few tols (forward, L = 40, N = 10^7, lam = e^2: 2.6 .. 9.6 tol at k = 128,
+#: q = 0.34 from 1e-2 to 1e-4; ~9 at k = 64, q = 0.32 before session 36's allowances), the
+#: series' floor far more at fine tols (k = 200, q = 0.34: 153 tol at 1e-4, 505 at 3.3e-5), but
+#: the floor is an absolute width (~1.4e-2 there), so a budget's coarser passes stay under (28.9
+#: tol at 4.8e-4, 18.8 at 7.1e-4; benchmarks/RESULTS.md, session 37)
 FLOOR_TOLS = 30.0
 
 #: the lower-tail product bound (:mod:`~exactdp.reductions.kfourier.lowertail`): its heavy levels
