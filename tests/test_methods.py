@@ -70,19 +70,26 @@ def test_delta_exact_encloses_over_eps_ball():
     assert lo <= iv.lower <= iv.upper <= hi
 
 
-def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None, heavier=None):
+def _fake_kfourier(monkeypatch, widths, *, fail_at=(), hints=None, fines=None, heavier=None,
+                   seconds=None):
     """kfourier_details replaced by certified-looking enclosures of eta = 1/10 whose width is
     ``widths(tol)`` (``heavier(tol)`` for a pass with a light level enumerated as heavy, when
     given); records the tolerances asked (and in ``hints`` the pilot's shift and light
-    levels each pass was given, in ``fines`` its ``fine``)."""
+    levels each pass was given, in ``fines`` its ``fine``).  ``seconds(tol)``: each pass takes
+    that long on a fake clock starting at 0 (``methods.time``)."""
     from exactdp.core.errors import PrecisionError
     from exactdp.core.interval import Interval
     from exactdp.reductions import kfourier
-    asked = []
+    asked, now = [], [0.0]
+    if seconds is not None:
+        from types import SimpleNamespace
+        monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
 
     def fake(P, q, lam, *, eps=None, tol, alpha=None, extra_light=None, fine=None, progress=None,
              deadline=None):
         asked.append(tol)
+        if seconds is not None:
+            now[0] += seconds(tol)
         if hints is not None:
             hints.append((alpha, extra_light))
         if fines is not None:
@@ -188,22 +195,12 @@ def test_kfourier_passes_fit_the_next_pass_in_the_budget_left(monkeypatch):
     # a pass at tol t takes 100 (1e-2 / t)^COST_EXPONENT s of a fake clock: after the
     # coarse pass (100 s) with 400 s left the next tol is the one predicted to take 200 s, not
     # KFOURIER_TOL0 (whose pass would be cut short); with ample time left, KFOURIER_TOL0
-    from types import SimpleNamespace
-    from exactdp.reductions import kfourier
     from exactdp.reductions.kfourier import settings as kf_settings
     P32 = canonical_pair(10**7, 40, kf_settings.COARSE_FROM_K)
-    now = [0.0]
-    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
     for left, second in ((500.0, 1e-2 * (2.0 ** (-1 / kf_settings.COST_EXPONENT))),
                          (1e6, methods.KFOURIER_TOL0)):
-        now[0] = 0.0
-        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t)
-        fake = kfourier.kfourier_details
-
-        def timed(*a, tol, **kw):
-            now[0] += 100 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
-            return fake(*a, tol=tol, **kw)
-        monkeypatch.setattr(kfourier, "kfourier_details", timed)
+        asked = _fake_kfourier(monkeypatch, lambda t: 10 * t,
+                               seconds=lambda t: 100 * (1e-2 / t) ** kf_settings.COST_EXPONENT)
         methods._kfourier_passes(P32, Fraction(1, 3), 2, None, False, 3, deadline=left)
         assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] == pytest.approx(second)
 
@@ -350,20 +347,11 @@ def test_kfourier_passes_take_the_floor_under_a_budget(monkeypatch):
     # walk's size decides the fine settings from FINE_K_LIMIT on) and its width of many tols
     # as the floor, so the next pass takes the fine settings at its tol; the coarse pass's
     # width (10 tol here, it may be more) is never taken for the floor
-    from types import SimpleNamespace
-    from exactdp.reductions import kfourier
     from exactdp.reductions.kfourier import settings as kf_settings
     monkeypatch.setattr(kf_settings, "HEAVIER_FIRST_NODES", 0)
-    now = [0.0]
-    monkeypatch.setattr(methods, "time", SimpleNamespace(monotonic=lambda: now[0]))
     fines = []
-    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 0.09), fines=fines)
-    fake = kfourier.kfourier_details
-
-    def timed(*a, tol, **kw):
-        now[0] += 100 * (1e-2 / tol) ** kf_settings.COST_EXPONENT
-        return fake(*a, tol=tol, **kw)
-    monkeypatch.setattr(kfourier, "kfourier_details", timed)
+    asked = _fake_kfourier(monkeypatch, lambda t: max(10 * t, 0.09), fines=fines,
+                           seconds=lambda t: 100 * (1e-2 / t) ** kf_settings.COST_EXPONENT)
     methods._kfourier_passes(canonical_pair(10**7, 40, 200), Fraction(1, 3), 2, None, False, 3,
                              deadline=900.0)
     assert asked[0] == methods.KFOURIER_TOL0_COARSE and asked[1] > methods.KFOURIER_TOL0
